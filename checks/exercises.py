@@ -1,0 +1,75 @@
+"""The four exercise points: where each lives, which items it owns, and the
+region markers that delimit it in `starter/` and `solution/`.
+
+Region syntax, identical in both packages (only the lines between differ):
+
+    # >>> exercise N (items ...): what it is about
+    ...
+    # <<< exercise N
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+REGION = re.compile(r"^[ \t]*# >>> exercise (\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< exercise \1\b[^\n]*$",
+                    re.S | re.M)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    number: int
+    file: str  # module file inside the client package
+    function: str
+    items: Tuple[int, ...]
+    summary: str
+
+
+EXERCISES: Dict[int, Exercise] = {
+    1: Exercise(1, "stdio_client.py", "StdioClient.on_line", (2,),
+                "handle error replies, not only results"),
+    2: Exercise(2, "discovery.py", "list_all_tools", (3,),
+                "follow nextCursor to the last page"),
+    3: Exercise(3, "naming.py", "model_tool_name", (5, 6),
+                "prefix with the alias; cut and hash long or illegal names"),
+    4: Exercise(4, "aggregator.py", "Aggregator.refresh", (8,),
+                "a try/except and a time limit per server; an offline table with reasons"),
+}
+
+
+def exercise_for_item(item: int) -> Optional[Exercise]:
+    return next((e for e in EXERCISES.values() if item in e.items), None)
+
+
+def regions(text: str) -> Dict[int, str]:
+    """Exercise number -> the text between its markers."""
+    found: Dict[int, str] = {}
+    for match in REGION.finditer(text):
+        number = int(match.group(1))
+        if number in found:
+            raise ValueError(f"exercise {number} is marked twice")
+        found[number] = match.group(2)
+    return found
+
+
+def outside_regions(text: str) -> str:
+    """The text with every region's body blanked: what starter and solution share."""
+    return REGION.sub(lambda m: m.group(0).replace(m.group(2), "    ...\n"), text)
+
+
+def with_region(text: str, number: int, body: str) -> str:
+    """`text` with the body of region `number` replaced by `body`."""
+    def swap(match: "re.Match[str]") -> str:
+        if int(match.group(1)) != number:
+            return match.group(0)
+        return match.group(0).replace(match.group(2), body, 1)
+    result = REGION.sub(swap, text)
+    if number not in regions(text):
+        raise ValueError(f"no region for exercise {number}")
+    return result
+
+
+def region_files() -> List[str]:
+    return sorted({e.file for e in EXERCISES.values()})

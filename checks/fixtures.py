@@ -1,0 +1,127 @@
+"""Fixture servers for one item: configs with journals, and what the journals say.
+
+Each item gets fresh server processes with their own journal files in a
+temporary directory. Verdicts come from those journals (what a server really
+received, what it answered, when) and from the process table, never from the
+client's account of itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from checks.target import ROOT, Target
+
+SERVERS = ROOT / "servers"
+
+Json = Dict[str, Any]
+
+
+@dataclass
+class Entry:
+    t: float
+    kind: str  # "start", "in", "out", "dropped", "exit"
+    raw: Json
+
+    @property
+    def msg(self) -> Json:
+        message = self.raw.get("msg")
+        return message if isinstance(message, dict) else {}
+
+
+class Journal:
+    """The wire as one fixture server saw it."""
+
+    def __init__(self, alias: str, path: Path) -> None:
+        self.alias = alias
+        self.path = path
+
+    def entries(self) -> List[Entry]:
+        if not self.path.exists():
+            return []
+        found = []
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                raw = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a kill: nothing to learn from it
+            found.append(Entry(float(raw.get("t", 0)), str(raw.get("kind")), raw))
+        return found
+
+    @property
+    def pid(self) -> Optional[int]:
+        start = next((e for e in self.entries() if e.kind == "start"), None)
+        return int(start.raw["pid"]) if start else None
+
+    def requests(self, method: Optional[str] = None) -> List[Entry]:
+        return [e for e in self.entries() if e.kind == "in" and "id" in e.msg
+                and (method is None or e.msg.get("method") == method)]
+
+    def calls(self, tool: Optional[str] = None) -> List[Entry]:
+        return [e for e in self.requests("tools/call")
+                if tool is None or (e.msg.get("params") or {}).get("name") == tool]
+
+    def reply_to(self, request: Entry) -> Optional[Entry]:
+        request_id = request.msg.get("id")
+        return next((e for e in self.entries() if e.kind == "out" and e.msg.get("id") == request_id
+                     and e.t >= request.t), None)
+
+
+class Lab:
+    """Makes fixture-server specs for the target package, one journal each."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self._dir = tempfile.TemporaryDirectory(prefix="mcp-lab-")
+        self.directory = Path(self._dir.name)
+        self.journals: List[Journal] = []
+
+    def server(self, server: str, alias: Optional[str] = None, *extra: str) -> Any:
+        """A `ServerSpec` of the target for the fixture `server`, journalled."""
+        alias = alias or server
+        path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
+        self.journals.append(Journal(alias, path))
+        args = (str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
+        return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT))
+
+    def journal(self, alias: str) -> Journal:
+        return [j for j in self.journals if j.alias == alias][-1]
+
+    def survivors(self) -> List[str]:
+        """Fixture processes of this item still running (or never reaped)."""
+        left = []
+        for journal in self.journals:
+            pid = journal.pid
+            if pid is not None and process_exists(pid):
+                left.append(f"{journal.alias} (pid {pid})")
+        return left
+
+    def kill_survivors(self) -> None:
+        for journal in self.journals:
+            pid = journal.pid
+            if pid is not None and process_exists(pid):
+                try:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, os.WNOHANG)
+                except (OSError, ChildProcessError):
+                    pass
+
+    def close(self) -> None:
+        self._dir.cleanup()
+
+
+def process_exists(pid: int) -> bool:
+    """True while `pid` is running or is a zombie nobody reaped."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,181 @@
+"""Running one item: a fresh event loop on its own thread, a deadline, and
+every way an item can end mapped to a verdict in one place.
+
+An item runs on a worker thread so that learner code which blocks the event
+loop (a `time.sleep`, an endless loop) cannot hang the runner: the main
+thread waits with a deadline and reports what happened.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Dict, List, Optional
+
+import anyio
+
+from checks.exercises import Exercise
+from checks.fixtures import Lab
+from checks.target import Target
+
+ITEM_LIMIT = 8.0  # seconds an item may take; the slowest needs about one
+BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
+
+
+class Fail(Exception):
+    """The item's claim does not hold; the message says expected vs actual."""
+
+
+class HarnessError(Exception):
+    """The item could not be judged (a fixture would not start, and so on)."""
+
+
+@dataclass
+class Where:
+    file: str
+    function: str
+    exercise: Optional[int]
+
+
+@dataclass
+class Verdict:
+    number: int
+    id: str
+    title: str
+    status: str  # "pass", "fail" or "error" (could not judge)
+    duration: float
+    message: str
+    where: Optional[Where] = None
+    hung: bool = field(default=False, repr=False)
+
+    def to_json(self) -> Dict[str, Any]:
+        data = asdict(self)
+        data.pop("hung")
+        data["duration"] = round(self.duration, 3)
+        return data
+
+
+ItemBody = Callable[[Target, Lab], Awaitable[str]]
+
+
+@dataclass
+class Item:
+    number: int
+    id: str
+    title: str
+    body: ItemBody
+    where_file: str
+    where_function: str
+    exercise: Optional[Exercise] = None
+
+    def where(self, target: Target) -> Where:
+        return Where(target.display_path(self.where_file), self.where_function,
+                     self.exercise.number if self.exercise else None)
+
+
+def learner_frame(exc: BaseException, target: Target) -> Optional[str]:
+    """`file:line in function: code` of the last frame inside the target package."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if Path(f.filename).resolve().is_relative_to(target.directory)]
+    if not frames:
+        return None
+    frame = frames[-1]
+    shown = target.display_path(str(Path(frame.filename).resolve().relative_to(target.directory)))
+    return f"{shown}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
+
+
+def leaves(exc: BaseException) -> List[BaseException]:
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, (list, tuple)) and inner:
+        return [leaf for child in inner for leaf in leaves(child)]
+    return [exc]
+
+
+def main_cause(exc: BaseException) -> BaseException:
+    """Out of a (nested) exception group, the exception that explains the most:
+    a check's verdict first, then a harness problem, then anything else."""
+    found = leaves(exc)
+    for kind in (Fail, HarnessError):
+        for leaf in found:
+            if isinstance(leaf, kind):
+                return leaf
+    return found[0]
+
+
+def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
+    """Turn what happened into a verdict. The one place failures are mapped."""
+    where = item.where(target)
+    duration = float(outcome.get("duration", 0.0))
+    exc: Optional[BaseException] = outcome.get("error")
+    if exc is not None:
+        exc = main_cause(exc)
+
+    def verdict(status: str, message: str) -> Verdict:
+        return Verdict(item.number, item.id, item.title, status, duration, message,
+                       None if status == "pass" else where, outcome.get("hung", False))
+
+    if outcome.get("hung"):
+        return verdict("fail", f"did not finish in {ITEM_LIMIT + BLOCKED_GRACE:g} s: something blocks "
+                               "the event loop (a blocking call such as time.sleep, or a loop that "
+                               "never awaits)")
+    if exc is None:
+        survivors = outcome.get("survivors") or []
+        if survivors:
+            return verdict("fail", "server process(es) still running after the client closed: "
+                                   + ", ".join(survivors))
+        return verdict("pass", str(outcome.get("message", "")))
+    if isinstance(exc, Fail):
+        return verdict("fail", str(exc))
+    if isinstance(exc, HarnessError):
+        return verdict("error", f"could not judge: {exc}")
+    if isinstance(exc, TimeoutError):
+        return verdict("fail", f"did not finish in {ITEM_LIMIT:g} s: something waits without a timeout")
+    frame = learner_frame(exc, target)
+    text = f"{type(exc).__name__}: {exc}"
+    if frame:
+        return verdict("fail", f"your code raised {text}\n  at {frame}")
+    return verdict("error", "the check itself failed: " + "".join(
+        traceback.format_exception_only(type(exc), exc)).strip())
+
+
+def run_item(item: Item, target: Target) -> Verdict:
+    outcome: Dict[str, Any] = {}
+    lab = Lab(target)
+
+    async def body() -> None:
+        with anyio.fail_after(ITEM_LIMIT):
+            outcome["message"] = await item.body(target, lab)
+
+    def worker() -> None:
+        try:
+            anyio.run(body)
+        except BaseException as exc:  # every ending is judged, none escapes
+            outcome["error"] = exc
+
+    started = time.perf_counter()
+    thread = threading.Thread(target=worker, name=f"item-{item.number}", daemon=True)
+    thread.start()
+    thread.join(ITEM_LIMIT + BLOCKED_GRACE)
+    outcome["duration"] = time.perf_counter() - started
+    if thread.is_alive():
+        outcome["hung"] = True
+    else:
+        outcome["survivors"] = lab.survivors()
+    lab.kill_survivors()
+    if not thread.is_alive():
+        lab.close()
+    return judge(item, target, outcome)
+
+
+def run_items(items: List[Item], target: Target,
+              on_verdict: Optional[Callable[[Verdict], None]] = None) -> List[Verdict]:
+    verdicts = []
+    for item in items:
+        verdict = run_item(item, target)
+        if on_verdict is not None:
+            on_verdict(verdict)
+        verdicts.append(verdict)
+    return verdicts

@@ -1,0 +1,420 @@
+"""The nine items. Each starts its own fixture servers and proves one claim
+from their journals and the process table.
+
+An item returns a one-line account when the claim holds and raises `Fail`
+with expected / actual / where-to-edit when it does not.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, Dict, List
+
+import anyio
+
+from checks.exercises import EXERCISES, Exercise
+from checks.fixtures import Journal, Lab
+from checks.harness import Fail, HarnessError, Item
+from checks.target import Target
+
+MODEL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+LONG = "summarize_open_tickets_by_queue_priority_and_assignee_for_weekly_review"
+TWIN_CSV = "export_ticket_history_including_comments_and_attachments_for_audit_as_csv"
+TWIN_JSON = "export_ticket_history_including_comments_and_attachments_for_audit_as_json"
+DOTTED = "queue.stats"
+ITEM2_TIMEOUT = 1.0
+ITEM8_TIMEOUT = 0.5
+
+
+def edit(target: Target, exercise: Exercise) -> str:
+    return (f"edit {target.display_path(exercise.file)}, {exercise.function} "
+            f"(exercise {exercise.number}: {exercise.summary})")
+
+
+def started(journal: Journal) -> None:
+    if journal.pid is None:
+        raise HarnessError(f"the fixture server '{journal.alias}' never started "
+                           f"(no journal at {journal.path})")
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+async def aggregator_for(target: Target, lab: Lab, specs: List[Any], *, timeout: float = 5.0,
+                         discovery_timeout: float = 5.0) -> Any:
+    config = target.config.config_of(specs, "<checks>")
+    return target.aggregator.Aggregator(config, request_timeout=timeout,
+                                        discovery_timeout=discovery_timeout)
+
+
+def result_of(journal: Journal, tool: str) -> Dict[str, Any]:
+    """What the server answered to its last call of `tool`."""
+    calls = journal.calls(tool)
+    reply = journal.reply_to(calls[-1]) if calls else None
+    return dict(reply.msg.get("result") or {}) if reply else {}
+
+
+# -- 1 ------------------------------------------------------------------------
+
+async def connects(target: Target, lab: Lab) -> str:
+    notes_spec = lab.server("notes", None, "--latency", "read_note=0.15")
+    tickets_spec = lab.server("tickets")
+    Client = target.stdio_client.StdioClient
+    notes, tickets = Client(notes_spec, request_timeout=5.0), Client(tickets_spec, request_timeout=5.0)
+    answers: Dict[str, Any] = {}
+    async with anyio.create_task_group() as group:
+        try:
+            await notes.start(group)
+            await tickets.start(group)
+            for alias, client in (("notes", notes), ("tickets", tickets)):
+                info = await target.discovery.discover(client)
+                if getattr(info, "name", None) != alias:
+                    raise Fail(f"discover() on {alias} returned {info!r}; the server said its name "
+                               f"is {alias!r} (journal)")
+
+            async def call(key: str, name: str, arguments: Dict[str, Any]) -> None:
+                answers[key] = await notes.request("tools/call", {"name": name, "arguments": arguments})
+
+            async with anyio.create_task_group() as calls:  # slow one first, fast one second
+                calls.start_soon(call, "slow", "read_note", {"id": "n-1"})
+                calls.start_soon(call, "fast", "search", {"query": "naming"})
+        finally:
+            await notes.aclose()
+            await tickets.aclose()
+    journal = lab.journal("notes")
+    slow_in, fast_in = journal.calls("read_note")[-1], journal.calls("search")[-1]
+    slow_out, fast_out = journal.reply_to(slow_in), journal.reply_to(fast_in)
+    if slow_out is None or fast_out is None:
+        raise HarnessError("the notes server did not answer both calls")
+    if not fast_out.t < slow_out.t:
+        raise HarnessError("the replies did not come back out of order; rerun the checks")
+    for key, reply in (("slow", slow_out), ("fast", fast_out)):
+        if answers.get(key) != reply.msg.get("result"):
+            raise Fail(f"the {key} call (id {reply.msg.get('id')}) returned {answers.get(key)!r:.120}, "
+                       f"but the server's reply to that id was {reply.msg.get('result')!r:.120}: "
+                       "replies must be matched to requests by id")
+    left = lab.survivors()
+    if left:
+        raise Fail("after aclose() these servers are still in the process table: " + ", ".join(left))
+    return ("discovered notes and tickets; the fast reply overtook the slow one "
+            f"by {ms(slow_out.t - fast_out.t)} and each went to its own request; no process left")
+
+
+# -- 2 ------------------------------------------------------------------------
+
+async def protocol_error(target: Target, lab: Lab) -> str:
+    spec = lab.server("notes")
+    client = target.stdio_client.StdioClient(spec, request_timeout=ITEM2_TIMEOUT)
+    McpError = target.errors.McpError
+    outcome: Any = None
+    async with anyio.create_task_group() as group:
+        try:
+            await client.start(group)
+            began = time.perf_counter()
+            try:
+                outcome = await client.request("notes/reindex")
+            except Exception as exc:
+                outcome = exc
+            elapsed = time.perf_counter() - began
+        finally:
+            await client.aclose()
+    journal = lab.journal("notes")
+    started(journal)
+    request = journal.requests("notes/reindex")[-1]
+    reply = journal.reply_to(request)
+    if reply is None or "error" not in reply.msg:
+        raise HarnessError("the notes server did not answer notes/reindex with an error")
+    error = reply.msg["error"]
+    served = f"the server answered {error['code']} {error['message']!r} after {ms(reply.t - request.t)}"
+    where = edit(target, EXERCISES[1])
+    if isinstance(outcome, McpError) and outcome.code == error["code"] and elapsed < ITEM2_TIMEOUT / 2:
+        return f"rejected with {outcome.code} {outcome.message!r} in {ms(elapsed)} ({served})"
+    if isinstance(outcome, McpError):
+        raise Fail(f"expected McpError code {error['code']} at once; got code {outcome.code} "
+                   f"after {elapsed:.2f} s. Journal: {served}. {where}")
+    if isinstance(outcome, Exception):
+        raise Fail(f"expected the request to fail at once with McpError {error['code']}. "
+                   f"Journal: {served}, but your request only ended after {elapsed:.2f} s with "
+                   f"{type(outcome).__name__} ({outcome}): the error reply was read and dropped, "
+                   f"so the request waited for its {ITEM2_TIMEOUT:g} s timeout. {where}")
+    raise Fail(f"expected McpError {error['code']}; request() returned {outcome!r:.80}. "
+               f"Journal: {served}. {where}")
+
+
+# -- 3 ------------------------------------------------------------------------
+
+async def paging(target: Target, lab: Lab) -> str:
+    spec = lab.server("notes")
+    client = target.stdio_client.StdioClient(spec, request_timeout=5.0)
+    async with anyio.create_task_group() as group:
+        try:
+            await client.start(group)
+            tools = await target.discovery.list_all_tools(client)
+        finally:
+            await client.aclose()
+    journal = lab.journal("notes")
+    pages = [(r, journal.reply_to(r)) for r in journal.requests("tools/list")]
+    issued = [str(reply.msg["result"]["nextCursor"]) for _, reply in pages
+              if reply and "nextCursor" in (reply.msg.get("result") or {})]
+    sent = [(r.msg.get("params") or {}).get("cursor") for r, _ in pages]
+    names = [t.get("name") for t in tools] if isinstance(tools, list) else []
+    where = edit(target, EXERCISES[2])
+    for cursor in sent[1:]:
+        if cursor not in issued:
+            raise Fail(f"sent cursor {cursor!r}, which the server never issued (it issued "
+                       f"{issued}); pass nextCursor back exactly as received. {where}")
+    expected = ["search", "read_note", "add_note"]
+    if sorted(map(str, names)) != sorted(expected):
+        last = pages[-1][1] if pages else None
+        tail = (last.msg.get("result") or {}) if last else {}
+        stop = (f"its last reply had {len(tail.get('tools', []))} tool(s) and nextCursor "
+                f"{tail['nextCursor']!r}, which never came back" if "nextCursor" in tail
+                else "no reply ended the list")
+        raise Fail(f"expected all 3 note tools ({', '.join(expected)}); got {len(names)}: "
+                   f"{', '.join(map(str, names)) or 'none'}. Journal: {len(pages)} tools/list "
+                   f"request(s); {stop}. Only a missing nextCursor ends the list. {where}")
+    return (f"{len(names)} tools over {len(pages)} pages (one of them empty); "
+            f"{len(sent) - 1} cursor(s) went back verbatim")
+
+
+# -- 4 ------------------------------------------------------------------------
+
+async def translation(target: Target, lab: Lab) -> str:
+    async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
+        await tools.refresh()
+        anthropic = {t["name"]: t for t in tools.model_tools()}
+        openai = {t["function"]["name"]: t for t in tools.model_tools("openai")}
+        listed = [t for _, reply in [(r, lab.journal("tickets").reply_to(r))
+                                     for r in lab.journal("tickets").requests("tools/list")]
+                  if reply for t in (reply.msg.get("result") or {}).get("tools", [])]
+        for tool in listed:
+            entry = tools.find("tickets", tool["name"])
+            if entry is None:
+                raise Fail(f"the server listed {tool['name']!r} but the registry has no entry for it")
+            model_tool = anthropic.get(entry.model_name)
+            if model_tool is None or set(model_tool) != {"name", "description", "input_schema"}:
+                raise Fail(f"model tool for {tool['name']!r} should have exactly name, description "
+                           f"and input_schema; got {sorted(model_tool or {})}")
+            if model_tool["input_schema"] != tool["inputSchema"]:
+                raise Fail(f"{entry.model_name}: input_schema differs from the server's inputSchema")
+            if "tickets" not in model_tool["description"] or \
+                    tool["description"] not in model_tool["description"]:
+                raise Fail(f"{entry.model_name}: the description should keep the server's text and say "
+                           f"where it comes from; got {model_tool['description']!r}")
+            function = openai.get(entry.model_name, {}).get("function", {})
+            if function.get("parameters") != tool["inputSchema"]:
+                raise Fail(f"{entry.model_name}: the OpenAI-style tool needs 'parameters'")
+            if entry.title != tool.get("title", tool["name"]):
+                raise Fail(f"{entry.model_name}: registry title {entry.title!r}, server said "
+                           f"{tool.get('title')!r}")
+            if any(entry.annotations.get(k) != v for k, v in tool.get("annotations", {}).items()):
+                raise Fail(f"{entry.model_name}: the registry lost the server's annotations")
+            if entry.output_schema != tool.get("outputSchema"):
+                raise Fail(f"{entry.model_name}: the registry lost the outputSchema")
+        if not listed:
+            raise HarnessError("the tickets server listed no tools")
+    return (f"{len(listed)} tools translated for both API shapes with provenance; "
+            "title, annotations and outputSchema kept in the registry")
+
+
+# -- 5 and 6 --------------------------------------------------------------------
+
+async def collision(target: Target, lab: Lab) -> str:
+    specs = [lab.server("notes"), lab.server("tickets")]
+    async with await aggregator_for(target, lab, specs) as tools:
+        await tools.refresh()
+        entries = {alias: tools.find(alias, "search") for alias in ("notes", "tickets")}
+        names = {alias: entry.model_name if entry else None for alias, entry in entries.items()}
+        where = edit(target, EXERCISES[3])
+        if None in names.values() or names["notes"] == names["tickets"]:
+            dropped = "; ".join(getattr(tools, "dropped", [])) or "nothing recorded"
+            raise Fail(f"expected both 'search' tools under distinct names; got {names}. Both "
+                       f"model_tool_name() results were {names['notes']!r}, so one search shadows "
+                       f"the other (left out: {dropped}). {where}")
+        for alias, name in names.items():
+            result = await tools.call(name, {"query": "timeouts"})
+            received = [c.msg["params"]["name"] for c in lab.journal(alias).calls()]
+            if received != ["search"]:
+                raise Fail(f"calling {name} should send 'search' to {alias}; {alias} received "
+                           f"{received} (result: {result!r:.100}). {where}")
+    return f"{names['notes']} -> notes/search and {names['tickets']} -> tickets/search, each as 'search'"
+
+
+async def names_fit(target: Target, lab: Lab) -> str:
+    specs = [lab.server("notes"), lab.server("tickets")]
+    where = edit(target, EXERCISES[3])
+    async with await aggregator_for(target, lab, specs) as tools:
+        await tools.refresh()
+        bad = [n for n in tools.entries if not MODEL_NAME.match(n)]
+        if bad:
+            shown = ", ".join(f"{n!r} ({len(n)} chars)" for n in bad)
+            raise Fail(f"every model-facing name must match {MODEL_NAME.pattern}; these do not: "
+                       f"{shown}. {where}")
+        picked = {original: tools.find("tickets", original) for original in (LONG, TWIN_CSV, TWIN_JSON, DOTTED)}
+        missing = [o for o, e in picked.items() if e is None]
+        if missing:
+            raise Fail(f"no model-facing name resolves to {missing}; "
+                       f"left out: {'; '.join(tools.dropped) or 'nothing recorded'}. {where}")
+        if len({e.model_name for e in picked.values()}) != len(picked):
+            raise Fail(f"the long names collide after cutting: "
+                       f"{[e.model_name for e in picked.values()]}; append a hash. {where}")
+        for original, entry in picked.items():
+            await tools.call(entry.model_name, {})
+            received = lab.journal("tickets").calls()[-1].msg["params"]["name"]
+            if received != original:
+                raise Fail(f"{entry.model_name} should reach tickets as {original!r}; "
+                           f"it received {received!r}")
+    return (f"{len(tools.entries)} names fit the model rule; long, twin and dotted names stay "
+            "unique and reach the server under their original names")
+
+
+# -- 7 ------------------------------------------------------------------------
+
+async def error_classes(target: Target, lab: Lab) -> str:
+    async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
+        await tools.refresh()
+        entry = tools.find("tickets", "schedule_followup")
+        if entry is None:
+            raise Fail("schedule_followup from tickets is missing from the registry")
+        journal = lab.journal("tickets")
+        fixable = await tools.call(entry.model_name, {"ticket_id": "T-101", "date": "next friday"})
+        served = result_of(journal, "schedule_followup")
+        if not served.get("isError"):
+            raise HarnessError("the tickets server did not return its date error")
+        if not isinstance(fixable, dict) or fixable.get("content") != served.get("content") \
+                or fixable.get("isError") is not True:
+            raise Fail(f"the server's isError result must come back verbatim so the model can fix its "
+                       f"call; server sent {served.get('content')!r:.120}, call() returned {fixable!r:.120}")
+        unknown = await tools.call("mcp__nowhere__nothing", {})
+        calls_before = len(journal.calls())
+        invalid = await tools.call(entry.model_name, {"ticket_id": "T-101"})
+        for label, result in (("an unknown tool name", unknown), ("arguments missing 'date'", invalid)):
+            if not isinstance(result, dict) or result.get("isError") is not True or not result.get("content"):
+                raise Fail(f"{label} should give an isError result with a text the model can read; "
+                           f"got {result!r:.120}")
+        if len(journal.calls()) != calls_before:
+            raise Fail("arguments that fail the inputSchema reached the server; check them locally "
+                       "before sending")
+    return "the date error came back verbatim; unknown name and bad arguments became isError results, " \
+           "the latter without reaching the server"
+
+
+# -- 8 ------------------------------------------------------------------------
+
+async def offline(target: Target, lab: Lab) -> str:
+    accounts: List[str] = []
+
+    async def scenario(mode: str) -> None:
+        specs = [lab.server("notes", f"notes-{mode}"),
+                 lab.server("tickets", "tickets", "--fail", mode)]
+        tickets_journal = lab.journals[-1]
+        async with await aggregator_for(target, lab, specs, timeout=ITEM8_TIMEOUT,
+                                        discovery_timeout=4 * ITEM8_TIMEOUT) as tools:
+            try:
+                await tools.refresh()
+            except Exception as exc:
+                raise Fail(f"with tickets broken ({mode}), refresh() raised {describe(exc)}: one "
+                           "broken server sank the whole refresh, and the note library, which "
+                           "answered discovery (journal), was lost with it. Expected: tickets in the "
+                           f"offline table with a reason, notes still usable. {edit(target, EXERCISES[4])}")
+            started(tickets_journal)
+            why = tools.offline.get("tickets") if isinstance(tools.offline, dict) else None
+            if not why or not isinstance(why, str):
+                raise Fail(f"with tickets broken ({mode}), offline should map 'tickets' to a reason; "
+                           f"it is {tools.offline!r}. {edit(target, EXERCISES[4])}")
+            if mode == "exit-at-start" and not ("3" in why or "ticket database" in why):
+                raise Fail(f"the reason {why!r} should say how tickets failed (its exit status 3 or "
+                           f"its stderr). {edit(target, EXERCISES[4])}")
+            entry = tools.find(f"notes-{mode}", "search")
+            result = await tools.call(entry.model_name, {"query": "paging"}) if entry else None
+            if not lab.journal(f"notes-{mode}").calls("search") or not result or result.get("isError"):
+                raise Fail(f"with tickets down ({mode}) the note library should still answer; "
+                           f"call returned {result!r:.100}")
+            name = target.naming.model_tool_name("tickets", "close_ticket")
+            closed = await tools.call(name, {"ticket_id": "T-101"})
+            if not isinstance(closed, dict) or closed.get("isError") is not True:
+                raise Fail(f"calling {name} on the offline server should return an isError result; "
+                           f"got {closed!r:.100}")
+            accounts.append(f"{mode}: offline ({why[:60]})")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(scenario, "exit-at-start")
+        group.start_soon(scenario, "never-answer")
+    return "; ".join(sorted(accounts)) + "; notes kept working; offline calls gave isError"
+
+
+def describe(exc: BaseException) -> str:
+    inner = getattr(exc, "exceptions", None)
+    if inner:
+        return " + ".join(describe(e) for e in inner)
+    return f"{type(exc).__name__} ({exc})"
+
+
+# -- 9 ------------------------------------------------------------------------
+
+async def agent_loop(target: Target, lab: Lab) -> str:
+    specs = [lab.server("notes"), lab.server("tickets")]
+    ModelTurn, ToolCall = target.model.ModelTurn, target.model.ToolCall
+
+    class Looping:
+        """A model that never stops calling tools."""
+        name = "looping"
+
+        def __init__(self, tool: str) -> None:
+            self.tool = tool
+
+        async def next_turn(self, system: str, tools: Any, messages: Any) -> Any:
+            return ModelTurn("", [ToolCall(f"loop-{len(messages)}", self.tool, {"id": "n-1"})])
+
+    async with await aggregator_for(target, lab, specs) as tools:
+        await tools.refresh()
+        table = {t["name"] for t in tools.model_tools()}
+        run = await target.agent.run_agent("Read note n-2", tools, target.mock_model.MockModel(),
+                                           max_steps=4)
+        if not run.steps:
+            raise Fail(f"the mock model made no tool call; answer: {run.answer!r}")
+        step = run.steps[0]
+        if step.model_name not in table:
+            raise Fail(f"the model chose {step.model_name!r}, which is not in the tool table")
+        entry = tools.entries[step.model_name]
+        calls = lab.journal(entry.alias).calls()
+        if not calls or calls[0].msg["params"]["name"] != entry.original_name:
+            raise Fail(f"{entry.alias} should have received {entry.original_name!r}; journal shows "
+                       f"{[c.msg['params']['name'] for c in calls]}")
+        served = result_of(lab.journal(entry.alias), entry.original_name)
+        text = " ".join(b.get("text", "") for b in served.get("content", []))
+        if run.stopped_at_limit or not run.answer or text.split("\n")[0] not in run.answer:
+            raise Fail(f"the result should be fed back and answered from; answer was {run.answer!r:.120}")
+        before = len(lab.journal("notes").calls())
+        loop = await target.agent.run_agent("Loop", tools, Looping(step.model_name), max_steps=3)
+        looped = len(lab.journal("notes").calls()) - before
+        if not loop.stopped_at_limit or loop.model_turns != 3 or looped != 3:
+            raise Fail(f"a model that keeps calling tools must stop at max_steps=3; it made "
+                       f"{loop.model_turns} turns and the server got {looped} calls")
+    return (f"the model chose {step.model_name}; {entry.alias} received {entry.original_name!r}; "
+            f"answered from the result; a looping model stopped after 3 turns")
+
+
+ITEMS = [
+    Item(1, "connect", "connects over stdio; replies matched by id; close leaves no process",
+         connects, "stdio_client.py", "StdioClient"),
+    Item(2, "protocol-error", "a protocol error rejects its request at once with the server's code",
+         protocol_error, "stdio_client.py", "StdioClient.on_line", EXERCISES[1]),
+    Item(3, "paging", "all three note tools found across pages; cursors sent back verbatim",
+         paging, "discovery.py", "list_all_tools", EXERCISES[2]),
+    Item(4, "translation", "MCP tools become model tools; title, annotations, outputSchema stay client-side",
+         translation, "translate.py", "to_anthropic_tool"),
+    Item(5, "collision", "both search tools under distinct names, each reaching its own server",
+         collision, "naming.py", "model_tool_name", EXERCISES[3]),
+    Item(6, "model-names", "every model-facing name is legal; long, twin and dotted names stay unique",
+         names_fit, "naming.py", "model_tool_name", EXERCISES[3]),
+    Item(7, "error-classes", "isError results come back verbatim; unknown names and bad arguments too",
+         error_classes, "aggregator.py", "Aggregator.call"),
+    Item(8, "offline", "a broken server goes to the offline table with a reason; the rest keep working",
+         offline, "aggregator.py", "Aggregator.refresh", EXERCISES[4]),
+    Item(9, "agent-loop", "the agent loop: model picks a name, server gets the original, a step limit",
+         agent_loop, "agent.py", "run_agent"),
+]
+

@@ -1,0 +1,87 @@
+"""Load the client package under test: `starter`, `solution`, or a directory.
+
+The checks use only the package's public modules, so a learner's package is
+judged by what it does, through the same API the reference client has.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
+           "aggregator", "model", "mock_model", "agent")
+
+
+class TargetError(Exception):
+    """The package could not be loaded; the checks cannot judge it."""
+
+
+@dataclass
+class Target:
+    name: str  # "starter", "solution", or the directory given
+    directory: Path
+    package: str  # the importable name it was loaded under
+
+    def module(self, name: str) -> Any:
+        return sys.modules[f"{self.package}.{name}"]
+
+    def display_path(self, file: str) -> str:
+        try:
+            return str((self.directory / file).relative_to(Path.cwd()))
+        except ValueError:
+            return str(self.directory / file)
+
+    # Typed as Any on purpose: the target is the learner's code, checked at run time.
+    @property
+    def errors(self) -> Any: return self.module("errors")
+    @property
+    def config(self) -> Any: return self.module("config")
+    @property
+    def stdio_client(self) -> Any: return self.module("stdio_client")
+    @property
+    def discovery(self) -> Any: return self.module("discovery")
+    @property
+    def naming(self) -> Any: return self.module("naming")
+    @property
+    def aggregator(self) -> Any: return self.module("aggregator")
+    @property
+    def model(self) -> Any: return self.module("model")
+    @property
+    def mock_model(self) -> Any: return self.module("mock_model")
+    @property
+    def agent(self) -> Any: return self.module("agent")
+
+
+def load_target(name: str) -> Target:
+    """Import `starter`/`solution` by name, or a package directory by path."""
+    if name in ("starter", "solution"):
+        directory, package = ROOT / name, name
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+    else:
+        directory = Path(name).resolve()
+        if not (directory / "__init__.py").exists():
+            raise TargetError(f"--target {name}: not 'starter', 'solution' or a package directory")
+        # A unique name, so several copies (the integrity tests) can coexist.
+        package = f"_checked_{abs(hash(str(directory)))}"
+        spec = importlib.util.spec_from_file_location(
+            package, directory / "__init__.py", submodule_search_locations=[str(directory)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[package] = module
+        spec.loader.exec_module(module)
+    target = Target(name, directory, package)
+    for module_name in MODULES:
+        try:
+            importlib.import_module(f"{package}.{module_name}")
+        except Exception as exc:  # a learner's syntax error lands here
+            raise TargetError(f"cannot import {target.display_path(module_name + '.py')}: "
+                              f"{type(exc).__name__}: {exc}") from exc
+    return target
+

@@ -1,0 +1,281 @@
+"""The protocol half of the fixture servers: MCP 2026-07-28, strict, no I/O.
+
+`Server.handle_line` takes one line from stdin and returns the reply to write
+(or None). Everything here is pure so the tests can drive it without a
+process; `servers.stdio` is the thin shell that reads, writes and journals.
+
+Strictness is the point: a client that forgets `_meta`, names an unknown
+version, invents a cursor or calls a tool that does not exist gets the error
+code the specification names, so the lab's checks can tell right from lucky.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+PROTOCOL_VERSION = "2026-07-28"
+SUPPORTED_VERSIONS = [PROTOCOL_VERSION]
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNSUPPORTED_VERSION = -32022
+
+Json = Dict[str, Any]
+
+
+class RpcError(Exception):
+    """A JSON-RPC error to send back instead of a result."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> Json:
+        error: Json = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ToolFailed(Exception):
+    """Raised by a tool handler: becomes a result with `isError: true`.
+
+    This is the error class written for the model to read and act on.
+    """
+
+
+@dataclass
+class ToolOutput:
+    text: str
+    structured: Optional[Any] = None
+
+
+Handler = Callable[[Json], ToolOutput]
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    input_schema: Json
+    handler: Handler
+    title: Optional[str] = None
+    annotations: Optional[Json] = None
+    output_schema: Optional[Json] = None
+
+    def to_json(self) -> Json:
+        tool: Json = {"name": self.name, "description": self.description,
+                      "inputSchema": self.input_schema}
+        if self.title is not None:
+            tool["title"] = self.title
+        if self.annotations is not None:
+            tool["annotations"] = self.annotations
+        if self.output_schema is not None:
+            tool["outputSchema"] = self.output_schema
+        return tool
+
+
+def page_plan(count: int, page_size: int) -> List[List[int]]:
+    """Split tool indexes into pages, with an empty page after the first.
+
+    The empty page is the trap: a loop that stops on a short or an empty page
+    stops there and never sees the rest. Only a missing cursor ends the list.
+    """
+    chunks = [list(range(i, min(i + page_size, count))) for i in range(0, count, page_size)]
+    if len(chunks) > 1:
+        chunks.insert(1, [])
+    return chunks or [[]]
+
+
+@dataclass
+class Server:
+    name: str
+    version: str
+    instructions: str
+    tools: List[Tool]
+    page_size: Optional[int] = None  # None: every tool on one page
+    _by_name: Dict[str, Tool] = field(init=False, repr=False)
+    _pages: List[List[int]] = field(init=False, repr=False)
+    _cursor_key: bytes = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name = {tool.name: tool for tool in self.tools}
+        size = self.page_size or max(1, len(self.tools))
+        self._pages = page_plan(len(self.tools), size)
+        # A fixed key per server keeps cursors stable across processes
+        # (the revision is stateless) while still making edits detectable.
+        self._cursor_key = hashlib.sha256(("cursor:" + self.name).encode()).digest()
+
+    # -- cursors: opaque to the client, verifiable here -------------------
+
+    def make_cursor(self, page: int) -> str:
+        body = page.to_bytes(2, "big")
+        tag = hmac.new(self._cursor_key, body, hashlib.sha256).digest()[:10]
+        return base64.urlsafe_b64encode(tag + body).decode().rstrip("=")
+
+    def read_cursor(self, cursor: Any) -> int:
+        if not isinstance(cursor, str):
+            raise RpcError(INVALID_PARAMS, "Invalid cursor: must be a string")
+        try:
+            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        except (ValueError, TypeError):
+            raw = b""
+        tag, body = raw[:10], raw[10:]
+        expected = hmac.new(self._cursor_key, body, hashlib.sha256).digest()[:10]
+        if len(body) != 2 or not hmac.compare_digest(tag, expected):
+            raise RpcError(INVALID_PARAMS, "Invalid cursor: pass back nextCursor exactly as received")
+        page = int.from_bytes(body, "big")
+        if not 0 < page < len(self._pages):
+            raise RpcError(INVALID_PARAMS, "Invalid cursor: no such page")
+        return page
+
+    # -- messages ----------------------------------------------------------
+
+    def handle_line(self, line: bytes) -> Optional[Json]:
+        """Answer one line from the client; None when no reply is due."""
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            return error_reply(None, RpcError(PARSE_ERROR, "Parse error", str(exc)))
+        if not isinstance(message, dict):
+            return error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: not a JSON object"))
+        return self.handle_message(message)
+
+    def handle_message(self, message: Json) -> Optional[Json]:
+        has_id = "id" in message
+        request_id = message.get("id")
+        method = message.get("method")
+        if not has_id and isinstance(method, str):
+            return None  # a notification: the shell handles cancellation
+        if not has_id:
+            return None  # a response from the client: never expected, ignored
+        if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or \
+                not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+            return error_reply(request_id if isinstance(request_id, (str, int)) else None,
+                               RpcError(INVALID_REQUEST, "Invalid request"))
+        try:
+            return {"jsonrpc": "2.0", "id": request_id, "result": self.dispatch(method, message.get("params"))}
+        except RpcError as exc:
+            return error_reply(request_id, exc)
+
+    def dispatch(self, method: str, params: Any) -> Json:
+        if method == "initialize":
+            requested = params.get("protocolVersion") if isinstance(params, dict) else None
+            raise RpcError(UNSUPPORTED_VERSION,
+                           f"This server speaks only {PROTOCOL_VERSION}; initialize is not supported",
+                           {"supported": SUPPORTED_VERSIONS, "requested": requested})
+        check_envelope(params)
+        assert isinstance(params, dict)
+        if method == "server/discover":
+            return self.stamp({"supportedVersions": SUPPORTED_VERSIONS,
+                               "capabilities": {"tools": {"listChanged": False}},
+                               "instructions": self.instructions,
+                               "ttlMs": 0, "cacheScope": "public"})
+        if method == "tools/list":
+            return self.stamp(self.list_tools(params))
+        if method == "tools/call":
+            return self.stamp(self.call_tool(params))
+        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+    def stamp(self, result: Json) -> Json:
+        result["resultType"] = "complete"
+        result["_meta"] = {SERVER_INFO_KEY: {"name": self.name, "version": self.version}}
+        return result
+
+    def list_tools(self, params: Json) -> Json:
+        page = self.read_cursor(params["cursor"]) if "cursor" in params else 0
+        result: Json = {"tools": [self.tools[i].to_json() for i in self._pages[page]],
+                        "ttlMs": 0, "cacheScope": "public"}
+        if page + 1 < len(self._pages):
+            result["nextCursor"] = self.make_cursor(page + 1)
+        return result
+
+    def tool_named(self, params: Json) -> Tool:
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise RpcError(INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
+        tool = self._by_name.get(name)
+        if tool is None:
+            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return tool
+
+    def call_tool(self, params: Json) -> Json:
+        tool = self.tool_named(params)
+        arguments = params.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
+        try:
+            problem = argument_problem(tool.input_schema, arguments)
+            if problem:
+                raise ToolFailed(f"Invalid arguments for {tool.name}: {problem}")
+            output = tool.handler(arguments)
+        except ToolFailed as exc:
+            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+        result: Json = {"content": [{"type": "text", "text": output.text}], "isError": False}
+        if output.structured is not None:
+            result["structuredContent"] = output.structured
+        return result
+
+
+def check_envelope(params: Any) -> None:
+    """Every 2026-07-28 request carries version and capabilities in `_meta`."""
+    if not isinstance(params, dict):
+        raise RpcError(INVALID_PARAMS, "Invalid params: 'params' with '_meta' is required")
+    meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        raise RpcError(INVALID_PARAMS, "Invalid params: missing '_meta'")
+    if VERSION_KEY not in meta:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: missing _meta key {VERSION_KEY}")
+    if CAPABILITIES_KEY not in meta:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: missing _meta key {CAPABILITIES_KEY}")
+    version = meta[VERSION_KEY]
+    if not isinstance(version, str):
+        raise RpcError(INVALID_PARAMS, f"Invalid params: {VERSION_KEY} must be a string")
+    if not isinstance(meta[CAPABILITIES_KEY], dict):
+        raise RpcError(INVALID_PARAMS, f"Invalid params: {CAPABILITIES_KEY} must be an object")
+    if version not in SUPPORTED_VERSIONS:
+        raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
+                       {"supported": SUPPORTED_VERSIONS, "requested": version})
+
+
+_JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list}
+
+
+def argument_problem(schema: Json, arguments: Json) -> Optional[str]:
+    """The first way `arguments` breaks the (flat) schema, or None.
+
+    The fixtures use flat object schemas only, so this small check is enough
+    and keeps `servers/` on the standard library.
+    """
+    properties: Json = schema.get("properties", {})
+    for key in schema.get("required", []):
+        if key not in arguments:
+            return f"missing required argument '{key}'"
+    for key, value in arguments.items():
+        spec = properties.get(key)
+        if spec is None:
+            if schema.get("additionalProperties") is False:
+                return f"unexpected argument '{key}'"
+            continue
+        expected = _JSON_TYPES.get(spec.get("type", ""))
+        wrong_bool = expected is int and isinstance(value, bool)
+        if expected is not None and (not isinstance(value, expected) or wrong_bool):
+            return f"argument '{key}' must be of type {spec['type']}"
+    return None
+
+
+def error_reply(request_id: Any, error: RpcError) -> Json:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

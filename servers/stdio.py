@@ -1,0 +1,168 @@
+"""The I/O shell of the fixture servers: stdin/stdout framing, journal, switches.
+
+One line in, one line out, each request answered on its own thread so a slow
+call never holds up a fast one (replies can arrive out of order, as they may
+from any real server). Logging goes to stderr only; stdout carries nothing but
+MCP messages. The process exits when stdin reaches end of file.
+
+The journal (`--journal FILE`) records every line in and out with a
+wall-clock timestamp, so the lab's checks can prove what a server received and
+when it answered instead of trusting the client under test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from typing import Any, Dict, List, NoReturn, Optional, Set
+
+from servers.core import Json, Server
+
+FAILURE_MODES = ("exit-at-start", "never-answer", "garbage")
+EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
+
+
+class Journal:
+    """Append-only JSON-lines record of the wire, flushed per entry."""
+
+    def __init__(self, path: Optional[str]) -> None:
+        self._file = open(path, "a", encoding="utf-8") if path else None
+        self._lock = threading.Lock()
+
+    def record(self, kind: str, **fields: Any) -> None:
+        if self._file is None:
+            return
+        entry = {"t": time.time(), "kind": kind, **fields}
+        with self._lock:
+            self._file.write(json.dumps(entry) + "\n")
+            self._file.flush()
+
+
+def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=f"python -m servers.{name}",
+        description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
+        epilog="Every switch also reads an environment variable, named in its help.")
+    env = os.environ.get
+    parser.add_argument("--journal", default=env("MCP_LAB_JOURNAL"), metavar="FILE",
+                        help="append every message in and out, with timestamps (MCP_LAB_JOURNAL)")
+    parser.add_argument("--fail", choices=FAILURE_MODES, default=env("MCP_LAB_FAIL") or None,
+                        help="misbehave on purpose: exit at start, never answer, "
+                             "or write a garbage line before each reply (MCP_LAB_FAIL)")
+    parser.add_argument("--delay", type=float, default=float(env("MCP_LAB_DELAY") or 0), metavar="S",
+                        help="answer every request S seconds late (MCP_LAB_DELAY)")
+    parser.add_argument("--latency", action="append", default=[], metavar="TOOL=S",
+                        help="make calls to TOOL take S seconds; repeatable "
+                             "(MCP_LAB_LATENCY, comma-separated)")
+    options = parser.parse_args(argv)
+    pairs = list(options.latency) + [p for p in (env("MCP_LAB_LATENCY") or "").split(",") if p]
+    latency: Dict[str, float] = {}
+    for pair in pairs:
+        tool, sep, seconds = pair.partition("=")
+        try:
+            latency[tool] = float(seconds)
+        except ValueError:
+            parser.error(f"--latency wants TOOL=SECONDS, got {pair!r}")
+        if not sep:
+            parser.error(f"--latency wants TOOL=SECONDS, got {pair!r}")
+    options.latency = latency
+    return options
+
+
+class StdioShell:
+    def __init__(self, server: Server, options: argparse.Namespace) -> None:
+        self.server = server
+        self.options = options
+        self.journal = Journal(options.journal)
+        self._write_lock = threading.Lock()
+        self._cancelled: Set[Any] = set()
+        self._out = sys.stdout.buffer
+        self._workers: List[threading.Thread] = []
+
+    def log(self, text: str) -> None:
+        sys.stderr.write(f"[{self.server.name}] {text}\n")
+        sys.stderr.flush()
+
+    def write(self, message: Json) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        with self._write_lock:
+            if self.options.fail == "garbage":
+                self._out.write(b"this line is not JSON-RPC\n")
+            self.journal.record("out", msg=message)
+            self._out.write(data)
+            self._out.flush()
+
+    def answer(self, line: bytes, message: Optional[Json]) -> None:
+        """Work out and send the reply to one line (runs on its own thread)."""
+        delay = self.options.delay
+        if message is not None and message.get("method") == "tools/call":
+            params = message.get("params")
+            if isinstance(params, dict):
+                delay += self.options.latency.get(str(params.get("name")), 0.0)
+        if delay > 0:
+            time.sleep(delay)  # simulated work: this *is* the latency under test
+        reply = self.server.handle_line(line) if message is None else self.server.handle_message(message)
+        if reply is None:
+            return
+        if message is not None and message.get("id") in self._cancelled:
+            self.journal.record("dropped", id=message.get("id"), reason="cancelled by the client")
+            return
+        self.write(reply)
+
+    def receive(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if isinstance(message, dict):
+            self.journal.record("in", msg=message)
+        else:
+            self.journal.record("in", raw=line.decode("utf-8", "replace"))
+            message = None
+        if message is not None and message.get("method") == "notifications/cancelled":
+            params = message.get("params")
+            if isinstance(params, dict):
+                self._cancelled.add(params.get("requestId"))
+            return
+        if self.options.fail == "never-answer":
+            return
+        worker = threading.Thread(target=self.answer, args=(line, message), daemon=True)
+        self._workers.append(worker)
+        worker.start()
+
+    def serve(self) -> int:
+        self.journal.record("start", pid=os.getpid(), server=self.server.name,
+                            fail=self.options.fail, argv=sys.argv[1:])
+        if self.options.fail == "exit-at-start":
+            self.log("failing on purpose (--fail exit-at-start): cannot open the ticket database")
+            self.journal.record("exit", status=3)
+            return 3
+        self.log(f"ready, speaking MCP 2026-07-28 over stdio (pid {os.getpid()})")
+        stdin = sys.stdin.buffer
+        while True:
+            line = stdin.readline()
+            if not line:
+                break
+            if line.strip():
+                self.receive(line.rstrip(b"\r\n"))
+            self._workers = [w for w in self._workers if w.is_alive()]
+        # Requests already read still get their answer (`server < file`
+        # works), but a client that closed stdin never waits long for us.
+        deadline = time.monotonic() + EOF_GRACE
+        for worker in self._workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+        self.journal.record("exit", status=0, reason="stdin closed")
+        return 0
+
+
+def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
+    options = parse_options(server.name, argv)
+    status = StdioShell(server, options).serve()
+    sys.stdout.flush()
+    # Daemon threads may still sleep on a simulated latency; nothing they
+    # could write is wanted after stdin closed, so leave at once.
+    os._exit(status)

@@ -1,0 +1,134 @@
+"""The ticketing system: a `search` that collides with the note library's, a
+destructive tool, a tool execution error the model can fix, and tool names a
+model API cannot take once prefixed (too long, twins that share their first
+70 characters, and one with a dot).
+
+Run it as `python -m servers.tickets` or `python servers/tickets.py`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import sys
+from typing import Dict, List, Optional
+
+if __package__ in (None, ""):  # run as a file path: make `servers` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from servers.core import Json, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
+from servers.stdio import run  # noqa: E402
+
+TICKETS: Dict[str, Dict[str, str]] = {
+    "T-101": {"title": "Login page times out", "status": "open", "queue": "web"},
+    "T-102": {"title": "Search returns stale results", "status": "open", "queue": "search"},
+    "T-103": {"title": "Export to CSV drops the header row", "status": "closed", "queue": "reports"},
+}
+
+LONG_NAME = "summarize_open_tickets_by_queue_priority_and_assignee_for_weekly_review"
+TWIN_CSV = "export_ticket_history_including_comments_and_attachments_for_audit_as_csv"
+TWIN_JSON = "export_ticket_history_including_comments_and_attachments_for_audit_as_json"
+DOTTED_NAME = "queue.stats"
+
+TICKET_ID = {"type": "string", "pattern": "^T-[0-9]+$"}
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def ticket(ticket_id: str) -> Dict[str, str]:
+    found = TICKETS.get(ticket_id)
+    if found is None:
+        raise ToolFailed(f"No ticket {ticket_id!r}. Known tickets: {', '.join(TICKETS)}.")
+    return found
+
+
+def search(arguments: Json) -> ToolOutput:
+    words = str(arguments["query"]).lower().split()
+    hits: List[Json] = [
+        {"id": tid, "title": t["title"], "status": t["status"]}
+        for tid, t in TICKETS.items() if any(w in t["title"].lower() for w in words)
+    ]
+    data = {"tickets": hits}
+    return ToolOutput(json.dumps(data), data)
+
+
+def close_ticket(arguments: Json) -> ToolOutput:
+    ticket(arguments["ticket_id"])["status"] = "closed"
+    return ToolOutput(f"Ticket {arguments['ticket_id']} is closed.")
+
+
+def schedule_followup(arguments: Json) -> ToolOutput:
+    date = str(arguments["date"])
+    today = datetime.date.today().isoformat()
+    # The classic self-healing error: the model reads this and retries.
+    if not DATE.match(date):
+        raise ToolFailed(f"The date must be in YYYY-MM-DD form (got {date!r}); today is {today}.")
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        raise ToolFailed(f"{date!r} is not a real calendar date; today is {today}.") from None
+    ticket(arguments["ticket_id"])
+    return ToolOutput(f"Follow-up for {arguments['ticket_id']} scheduled on {date}.")
+
+
+def summary(arguments: Json) -> ToolOutput:
+    open_count = sum(t["status"] == "open" for t in TICKETS.values())
+    return ToolOutput(f"{open_count} open tickets.")
+
+
+def export(kind: str) -> ToolOutput:
+    return ToolOutput(f"export ({kind}) of {len(TICKETS)} tickets queued")
+
+
+def queue_stats(arguments: Json) -> ToolOutput:
+    counts: Dict[str, int] = {}
+    for t in TICKETS.values():
+        counts[t["queue"]] = counts.get(t["queue"], 0) + 1
+    return ToolOutput(json.dumps(counts), counts)
+
+
+NO_ARGS = {"type": "object", "additionalProperties": False}
+READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+
+
+def build() -> Server:
+    tools = [
+        Tool("search", "Search support tickets by words in their title.",
+             {"type": "object", "properties": {"query": {"type": "string"}},
+              "required": ["query"], "additionalProperties": False},
+             search, title="Search tickets", annotations=READ_ONLY,
+             output_schema={"type": "object",
+                            "properties": {"tickets": {"type": "array"}}, "required": ["tickets"]}),
+        Tool("close_ticket", "Close a ticket. It cannot be reopened.",
+             {"type": "object", "properties": {"ticket_id": TICKET_ID},
+              "required": ["ticket_id"], "additionalProperties": False},
+             close_ticket, title="Close a ticket",
+             annotations={"readOnlyHint": False, "destructiveHint": True,
+                          "idempotentHint": True, "openWorldHint": False}),
+        Tool("schedule_followup", "Schedule a follow-up on a ticket for a date (YYYY-MM-DD).",
+             {"type": "object",
+              "properties": {"ticket_id": TICKET_ID, "date": {"type": "string"}},
+              "required": ["ticket_id", "date"], "additionalProperties": False},
+             schedule_followup, title="Schedule a follow-up",
+             annotations={"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}),
+        Tool(LONG_NAME, "Summarise open tickets for the weekly review.", NO_ARGS,
+             summary, title="Weekly summary", annotations=READ_ONLY),
+        Tool(TWIN_CSV, "Export every ticket's history for an audit, as CSV.", NO_ARGS,
+             lambda _: export("csv"), title="Audit export (CSV)", annotations=READ_ONLY),
+        Tool(TWIN_JSON, "Export every ticket's history for an audit, as JSON.", NO_ARGS,
+             lambda _: export("json"), title="Audit export (JSON)", annotations=READ_ONLY),
+        Tool(DOTTED_NAME, "Count tickets per queue.", NO_ARGS,
+             queue_stats, title="Queue statistics", annotations=READ_ONLY,
+             output_schema={"type": "object", "additionalProperties": {"type": "integer"}}),
+    ]
+    return Server("tickets", "1.0.0",
+                  "A ticketing system. Dates are YYYY-MM-DD. Closing a ticket is permanent.", tools)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    run(build(), argv)
+
+
+if __name__ == "__main__":
+    main()

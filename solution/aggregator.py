@@ -1,0 +1,183 @@
+"""The aggregator: several servers behind one tool table for the model.
+
+    async with Aggregator(config) as tools:
+        await tools.refresh()             # discover every server, concurrently
+        tools.model_tools()               # what the model sees
+        await tools.call(name, arguments) # never raises
+
+Prefixes come from the aliases in the config. The reverse table (`entries`)
+maps each model-facing name to its server alias and original tool name; calls
+go out under the original name. A server that fails discovery lands in the
+`offline` table with its reason and the others carry on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Dict, List, Optional, Type
+
+import anyio
+from anyio.abc import TaskGroup
+
+from .config import Config, ServerSpec
+from .discovery import ServerInfo, discover, list_all_tools
+from .failures import error_result, reason
+from .jsonrpc import Json
+from .naming import model_tool_name
+from .stdio_client import DEFAULT_TIMEOUT, StdioClient
+from .translate import ToolEntry, argument_errors, make_entry, to_anthropic_tool, to_openai_tool
+
+DISCOVERY_TIMEOUT = 10.0
+
+
+@dataclass
+class Connection:
+    """A server that answered discovery: its client and what it offered."""
+
+    alias: str
+    client: StdioClient
+    info: ServerInfo
+    tools: List[Json]
+
+
+class Aggregator:
+    def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
+                 discovery_timeout: float = DISCOVERY_TIMEOUT) -> None:
+        self.config = config
+        self.request_timeout = request_timeout
+        self.discovery_timeout = discovery_timeout
+        self.connections: Dict[str, Connection] = {}
+        self.offline: Dict[str, str] = {}  # alias -> why it is not available
+        self.entries: Dict[str, ToolEntry] = {}  # model-facing name -> entry
+        self.dropped: List[str] = []  # tools left out of the table, with why
+        self._clients: List[StdioClient] = []
+        self._task_group: Optional[TaskGroup] = None
+
+    async def __aenter__(self) -> "Aggregator":
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: Optional[Type[BaseException]],
+                        exc: Optional[BaseException], tb: Optional[TracebackType]) -> Optional[bool]:
+        await self.aclose()  # ends every reader task, so the group below exits at once
+        assert self._task_group is not None
+        # The body's own exception is not handed to the task group: it would
+        # come back wrapped in an ExceptionGroup. Returning None re-raises it as is.
+        await self._task_group.__aexit__(None, None, None)
+        return None
+
+    async def aclose(self) -> None:
+        """Close every server this aggregator started, all at once."""
+        clients, self._clients = self._clients, []
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as group:
+                for client in clients:
+                    group.start_soon(client.aclose)
+        self.connections = {}
+
+    # -- discovery -------------------------------------------------------------
+
+    async def connect(self, spec: ServerSpec) -> Connection:
+        """Start one server, discover it and list all its tools."""
+        if self._task_group is None:
+            raise RuntimeError("use the Aggregator inside 'async with'")
+        client = StdioClient(spec, request_timeout=self.request_timeout)
+        self._clients.append(client)  # from here on, aclose() will end it
+        try:
+            await client.start(self._task_group)
+            info = await discover(client)
+            tools = await list_all_tools(client)
+        except BaseException:
+            await client.aclose()
+            raise
+        return Connection(spec.alias, client, info, tools)
+
+    async def refresh(self) -> None:
+        """(Re)discover every configured server and rebuild the tool table."""
+        await self.aclose()
+        found: Dict[str, Connection] = {}
+        offline: Dict[str, str] = {}
+        # >>> exercise 4 (item 8): one broken server must not sink the others
+        async def connect_one(spec: ServerSpec) -> None:
+            try:
+                with anyio.fail_after(self.discovery_timeout):
+                    found[spec.alias] = await self.connect(spec)
+            except Exception as exc:  # any failure: record why, keep the rest
+                offline[spec.alias] = reason(exc)
+
+        async with anyio.create_task_group() as group:
+            for spec in self.config.servers:
+                group.start_soon(connect_one, spec)
+        # <<< exercise 4
+        self._rebuild(found, offline)
+
+    def _rebuild(self, found: Dict[str, Connection], offline: Dict[str, str]) -> None:
+        entries: Dict[str, ToolEntry] = {}
+        dropped: List[str] = []
+        for spec in self.config.servers:  # config order decides who keeps a name
+            connection = found.get(spec.alias)
+            if connection is None:
+                continue
+            for tool in connection.tools:
+                name = model_tool_name(spec.alias, tool["name"])
+                holder = entries.get(name)
+                if holder is not None:
+                    # Two tools, one model-facing name: a call could not know
+                    # where to go, so the later one is left out, visibly.
+                    dropped.append(f"{spec.alias}/{tool['name']}: model name {name!r} is already "
+                                   f"taken by {holder.alias}/{holder.original_name}")
+                    continue
+                entries[name] = make_entry(spec.alias, tool, name)
+        self.connections = found
+        self.offline = {spec.alias: offline[spec.alias]
+                        for spec in self.config.servers if spec.alias in offline}
+        self.entries = entries
+        self.dropped = dropped
+
+    # -- the table -------------------------------------------------------------
+
+    def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
+        """The tool table in a model API's shape ("anthropic" or "openai")."""
+        convert = to_openai_tool if api == "openai" else to_anthropic_tool
+        return [convert(entry) for entry in self.entries.values()]
+
+    def find(self, alias: str, original_name: str) -> Optional[ToolEntry]:
+        """The entry for a server's tool, looked up by where it comes from."""
+        for entry in self.entries.values():
+            if entry.alias == alias and entry.original_name == original_name:
+                return entry
+        return None
+
+    # -- calls -----------------------------------------------------------------
+
+    async def call(self, model_name: str, arguments: Any = None) -> Json:
+        """Call a tool by its model-facing name. Never raises: every failure
+        comes back as an `isError` result whose text the model can act on."""
+        try:
+            return await self._call(model_name, {} if arguments is None else arguments)
+        except Exception as exc:
+            return error_result(f"Calling {model_name} failed: {reason(exc)}")
+
+    async def _call(self, model_name: str, arguments: Any) -> Json:
+        entry = self.entries.get(model_name)
+        if entry is None:
+            return error_result(self._unknown(model_name))
+        connection = self.connections.get(entry.alias)
+        if connection is None:
+            return error_result(f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
+        problem = argument_errors(entry, arguments)
+        if problem is not None:
+            return error_result(f"Invalid arguments for {model_name}: {problem}. "
+                                "Nothing was sent to the server; fix the arguments and try again.")
+        # The original name goes out; the model-facing one never leaves the client.
+        return await connection.client.request(
+            "tools/call", {"name": entry.original_name, "arguments": arguments})
+
+    def _unknown(self, model_name: str) -> str:
+        for alias, why in self.offline.items():
+            # Only to word the message; routing never parses names.
+            if model_name.startswith(f"mcp__{alias}__"):
+                return f"Server '{alias}' is offline ({why}); {model_name} cannot be called now."
+        return f"Unknown tool {model_name!r}. Use one of the tools in the tool table."

@@ -1,0 +1,46 @@
+"""The MCP 2026-07-28 envelope: what every request carries and every result must have."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from .errors import ProtocolViolation
+
+Json = Dict[str, Any]
+
+PROTOCOL_VERSION = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+CLIENT_INFO: Json = {"name": "mcp-client-lab", "version": "1.0.0"}
+
+# Built once: the envelope is the same on every request of this client.
+_META: Json = {
+    VERSION_KEY: PROTOCOL_VERSION,
+    CAPABILITIES_KEY: {},  # this client asks for no optional capabilities
+    CLIENT_INFO_KEY: CLIENT_INFO,
+}
+
+
+def with_envelope(params: Optional[Json]) -> Json:
+    """`params` plus the `_meta` keys every 2026-07-28 request must carry."""
+    enveloped = dict(params) if params else {}
+    meta = dict(enveloped.get("_meta") or {})
+    meta.update(_META)
+    enveloped["_meta"] = meta
+    return enveloped
+
+
+def complete_result(method: str, result: Any) -> Json:
+    """Check a result's `resultType`: a missing one means complete.
+
+    `input_required` needs capabilities this client does not declare, and any
+    other value is unknown, so both are reported rather than guessed at.
+    """
+    if not isinstance(result, dict):
+        raise ProtocolViolation(f"{method}: the result is not a JSON object")
+    kind = result.get("resultType", "complete")
+    if kind != "complete":
+        raise ProtocolViolation(f"{method}: unsupported resultType {kind!r}")
+    return result

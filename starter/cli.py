@@ -1,0 +1,169 @@
+"""Command line: `tools`, `call NAME JSON` and `ask QUESTION` against a servers config.
+
+    python -m solution tools [--config FILE] [--json]
+    python -m solution call mcp__notes__read_note '{"id": "n-2"}'
+    python -m solution ask "What do my notes say about timeouts?"
+    QUESTION="..." python -m solution
+
+Exit codes: 0 done, 1 the tool call or question failed, 2 bad input (config,
+arguments) or no server could be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import anyio
+
+from .agent import AgentRun, run_agent
+from .aggregator import Aggregator
+from .config import Config, load_config
+from .errors import ConfigError
+from .mock_model import MockModel
+from .model import Model, result_text
+
+DEFAULT_CONFIG = Path("labs") / "servers.json"
+
+
+def default_config() -> Path:
+    here = Path.cwd() / DEFAULT_CONFIG
+    return here if here.exists() else Path(__file__).resolve().parent.parent / DEFAULT_CONFIG
+
+
+def choose_model() -> "tuple[Model, str]":
+    """The model for `ask`, and a note saying which one and why."""
+    if os.environ.get("MOCK", "") not in ("", "0"):
+        return MockModel(), "model: mock (MOCK=1)"
+    return MockModel(), "model: mock (no model API is configured, so the deterministic mock answers)"
+
+
+def shorten(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def table_json(tools: Aggregator) -> Dict[str, Any]:
+    return {
+        "tools": [{"model_name": e.model_name, "alias": e.alias, "original_name": e.original_name,
+                   "title": e.title, "annotations": e.annotations} for e in tools.entries.values()],
+        "offline": tools.offline,
+        "dropped": tools.dropped,
+    }
+
+
+def print_table(tools: Aggregator) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title="Tools the model sees")
+    for column in ("model name", "alias", "original name", "title"):
+        table.add_column(column, overflow="fold")
+    for e in tools.entries.values():
+        table.add_row(e.model_name, e.alias, e.original_name, e.title)
+    console.print(table)
+    if tools.offline:
+        offline = Table(title="Offline servers")
+        offline.add_column("alias")
+        offline.add_column("reason", overflow="fold")
+        for alias, why in tools.offline.items():
+            offline.add_row(alias, why)
+        console.print(offline)
+    for line in tools.dropped:
+        console.print(f"left out: {line}", markup=False)
+
+
+def print_run(run: AgentRun, note: str) -> None:
+    print(note)
+    print(f"question: {run.question}")
+    for number, step in enumerate(run.steps, 1):
+        where = f"{step.alias} / {step.original_name}" if step.alias else "(not in the tool table)"
+        print(f"step {number}: model chose {step.model_name} -> sent to {where}")
+        print(f"  arguments: {json.dumps(step.arguments, ensure_ascii=False)}")
+        flag = "  isError: true" if step.is_error else ""
+        print(f"  result: {shorten(result_text(step.result))}{flag}")
+    if run.stopped_at_limit:
+        print(f"stopped: the step limit was reached after {run.model_turns} model turns")
+    print(f"answer: {run.answer}")
+
+
+def run_json(run: AgentRun, note: str) -> Dict[str, Any]:
+    return {"model": note, "question": run.question, "answer": run.answer,
+            "stopped_at_limit": run.stopped_at_limit, "model_turns": run.model_turns,
+            "steps": [{"model_name": s.model_name, "alias": s.alias, "original_name": s.original_name,
+                       "arguments": s.arguments, "result": s.result, "isError": s.is_error}
+                      for s in run.steps]}
+
+
+async def execute(options: argparse.Namespace, config: Config) -> int:
+    async with Aggregator(config, request_timeout=options.timeout) as tools:
+        await tools.refresh()
+        if not tools.connections:
+            print("error: no server could be reached: " + "; ".join(
+                f"{a}: {r}" for a, r in tools.offline.items()), file=sys.stderr)
+            return 2
+        if options.command == "tools":
+            if options.json:
+                print(json.dumps(table_json(tools), indent=2, ensure_ascii=False))
+            else:
+                print_table(tools)
+            return 0
+        if options.command == "call":
+            result = await tools.call(options.name, options.arguments)
+            print(json.dumps(result, indent=2, ensure_ascii=False) if options.json
+                  else result_text(result))
+            return 1 if result.get("isError") else 0
+        model, note = choose_model()
+        run = await run_agent(options.question, tools, model, max_steps=options.max_steps)
+        if options.json:
+            print(json.dumps(run_json(run, note), indent=2, ensure_ascii=False))
+        else:
+            print_run(run, note)
+        return 1 if run.stopped_at_limit else 0
+
+
+def parse(argv: List[str], prog: str) -> argparse.Namespace:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", type=Path, default=None,
+                        help="servers config (default: labs/servers.json)")
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    common.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    parser = argparse.ArgumentParser(prog=prog, description="A hand-written MCP client.",
+                                     parents=[common])
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("tools", parents=[common], help="show the model-facing tool table")
+    call = sub.add_parser("call", parents=[common], help="call one tool by its model-facing name")
+    call.add_argument("name")
+    call.add_argument("arguments", nargs="?", default="{}", help="JSON object (default {})")
+    ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")
+    ask.add_argument("question")
+    ask.add_argument("--max-steps", type=int, default=8)
+    options = parser.parse_args(argv)
+    if options.command is None:
+        question = os.environ.get("QUESTION", "").strip()
+        if not question:
+            parser.error("give a command (tools, call, ask) or set QUESTION")
+        options.command, options.question, options.max_steps = "ask", question, 8
+    if options.command == "call":
+        try:
+            options.arguments = json.loads(options.arguments)
+        except ValueError as exc:
+            parser.error(f"arguments are not valid JSON: {exc}")
+    return options
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    options = parse(sys.argv[1:] if argv is None else argv, f"python -m {__package__}")
+    try:
+        config = load_config(options.config or default_config())
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warning in config.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return anyio.run(execute, options, config)

@@ -1,0 +1,127 @@
+"""The servers config: `{"mcpServers": {alias: {command, args, env, cwd}}}`.
+
+The alias is the user's name for a server and the only source of the tool
+name prefix (a server's self-reported `serverInfo.name` is neither unique nor
+trustworthy). So a bad or duplicate alias must stop the client at start-up,
+not surface later as a tool that quietly reaches the wrong server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .errors import ConfigError
+
+# Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
+# which is the separator in `mcp__<alias>__<tool>`.
+ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+SERVER_KEYS = {"command", "args", "env", "cwd"}
+# A `command` of python runs the client's own interpreter, so the default
+# config works in a virtual environment and where only `python3` exists.
+PYTHON_COMMANDS = {"python", "python3"}
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    alias: str
+    command: str
+    args: Tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: Optional[str] = None
+
+    def argv(self) -> List[str]:
+        command = sys.executable if self.command in PYTHON_COMMANDS else self.command
+        return [command, *self.args]
+
+
+@dataclass(frozen=True)
+class Config:
+    servers: Tuple[ServerSpec, ...]
+    source: str = "<memory>"
+    warnings: Tuple[str, ...] = ()
+
+
+def check_alias(alias: str, where: str) -> None:
+    if not ALIAS_PATTERN.match(alias) or "__" in alias:
+        raise ConfigError(
+            f"{where}: invalid server alias {alias!r}: use 1-32 letters, digits, '_' or '-' "
+            "(no '__'), since the alias becomes part of every tool name the model sees")
+
+
+def config_of(servers: Sequence[ServerSpec], source: str = "<memory>") -> Config:
+    """A config built in code, held to the same alias rules as a file."""
+    seen: Dict[str, ServerSpec] = {}
+    for spec in servers:
+        check_alias(spec.alias, source)
+        if spec.alias in seen:
+            raise ConfigError(f"{source}: duplicate server alias {spec.alias!r}")
+        seen[spec.alias] = spec
+    return Config(tuple(servers), source)
+
+
+def _reject_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    # json.loads keeps the last of two equal keys; for aliases that would
+    # silently drop a server, so duplicates are refused instead.
+    result: Dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ConfigError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] = None) -> Config:
+    try:
+        document = json.loads(text, object_pairs_hook=_reject_duplicates)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc} (each server alias must appear once)") from None
+    except ValueError as exc:
+        raise ConfigError(f"{source}: not valid JSON: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("mcpServers"), dict):
+        raise ConfigError(f'{source}: expected {{"mcpServers": {{"<alias>": {{"command": ...}}}}}}')
+    servers: List[ServerSpec] = []
+    warnings: List[str] = []
+    for alias, entry in document["mcpServers"].items():
+        where = f"{source}: server {alias!r}"
+        check_alias(alias, source)
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: expected an object with 'command'")
+        command = entry.get("command")
+        if not isinstance(command, str) or not command:
+            raise ConfigError(f"{where}: 'command' is missing or not a string")
+        args = entry.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise ConfigError(f"{where}: 'args' must be a list of strings")
+        env = entry.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise ConfigError(f"{where}: 'env' must map names to strings")
+        cwd = entry.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            raise ConfigError(f"{where}: 'cwd' must be a string")
+        unknown = sorted(set(entry) - SERVER_KEYS)
+        if unknown:
+            warnings.append(f"{where}: ignoring unknown keys {', '.join(unknown)}")
+        # Relative paths in a config mean "relative to the config file".
+        base = base_dir or Path.cwd()
+        servers.append(ServerSpec(alias, command, tuple(args), dict(env),
+                                  str(base / cwd) if cwd else str(base)))
+    if not servers:
+        raise ConfigError(f"{source}: 'mcpServers' names no servers")
+    return Config(tuple(servers), source, tuple(warnings))
+
+
+def load_config(path: "str | os.PathLike[str]") -> Config:
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {file}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {file}: {exc.strerror}") from None
+    return parse_config(text, str(file), file.resolve().parent)

@@ -1,0 +1,56 @@
+"""The one interface every model implements, and the messages of a conversation.
+
+Messages are kept in a neutral shape; each model adapter translates them to
+its API. A model sees the system prompt, the model-facing tool table and the
+conversation so far, and returns text, tool calls, or both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Protocol
+
+Json = Dict[str, Any]
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str  # a model-facing name from the tool table
+    arguments: Json
+
+
+@dataclass
+class ModelTurn:
+    text: str = ""
+    tool_calls: List[ToolCall] = field(default_factory=list)
+
+
+@dataclass
+class Message:
+    role: str  # "user", "assistant" or "tool"
+    text: str = ""
+    tool_calls: List[ToolCall] = field(default_factory=list)
+    tool_call_id: Optional[str] = None
+    result: Optional[Json] = None  # the MCP tool result, for role "tool"
+
+
+class Model(Protocol):
+    name: str
+
+    async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:
+        """The model's next move given everything so far."""
+        ...
+
+
+def result_text(result: Optional[Json]) -> str:
+    """The text a tool result shows the model (non-text blocks named, not dropped)."""
+    if not result:
+        return ""
+    parts = []
+    for block in result.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif isinstance(block, dict):
+            parts.append(f"[{block.get('type', 'unknown')} content]")
+    return "\n".join(parts)

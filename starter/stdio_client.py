@@ -1,0 +1,250 @@
+"""One MCP server over stdio: start it, send requests, match replies, close it.
+
+Life cycle: `await client.start(task_group)` launches the process and one
+reader task (stdout lines go to `on_line`, stderr is drained into a bounded
+tail so the server can never block on a full pipe); `await client.request(...)`
+sends one request and waits, never longer than its timeout, for the reply
+with the same id; `await client.aclose()` closes stdin, waits, then
+terminates and finally kills the server's whole process group.
+
+Replies are matched to requests by id and by nothing else: a slow call and a
+fast call to the same server may come back in either order.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+from typing import Callable, Deque, Dict, Optional
+
+import anyio
+from anyio.abc import Process, TaskGroup, TaskStatus
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from .config import ServerSpec
+from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone
+from .jsonrpc import Json, PendingRequests, encode, parse_line
+from .protocol import complete_result, with_envelope
+
+DEFAULT_TIMEOUT = 30.0
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is dropped
+STDERR_TAIL_BYTES = 4096
+CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
+IS_POSIX = os.name == "posix"
+
+NotificationHandler = Callable[[Json], None]
+
+
+class StdioClient:
+    def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.spec = spec
+        self.alias = spec.alias
+        self.request_timeout = request_timeout
+        self.notification_handlers: Dict[str, NotificationHandler] = {}
+        self.noise: Deque[bytes] = collections.deque(maxlen=5)  # last non-JSON stdout lines
+        self._pending = PendingRequests()
+        self._process: Optional[Process] = None
+        self._write_lock = anyio.Lock()
+        self._stderr_tail = bytearray()
+        self._stderr_done = anyio.Event()
+        self._reader_scope: Optional[anyio.CancelScope] = None
+        self._gone: Optional[str] = None
+        self._closed = False
+
+    # -- start ---------------------------------------------------------------
+
+    async def start(self, task_group: TaskGroup) -> None:
+        """Launch the server; the reader runs in `task_group` until close."""
+        argv = self.spec.argv()
+        try:
+            self._process = await anyio.open_process(
+                argv, cwd=self.spec.cwd, env={**os.environ, **self.spec.env},
+                # Its own process group, so close can end any children too.
+                start_new_session=IS_POSIX)
+        except FileNotFoundError:
+            raise ServerGone(f"server '{self.alias}': command not found: {argv[0]!r}") from None
+        except PermissionError:
+            raise ServerGone(f"server '{self.alias}': command is not executable: {argv[0]!r}") from None
+        except OSError as exc:
+            raise ServerGone(f"server '{self.alias}': cannot start {argv[0]!r}: {exc}") from None
+        await task_group.start(self._run_readers)
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self._process.pid if self._process else None
+
+    def stderr_tail(self) -> str:
+        return self._stderr_tail.decode("utf-8", "replace").strip()
+
+    # -- requests --------------------------------------------------------------
+
+    async def request(self, method: str, params: Optional[Json] = None, *,
+                      timeout: Optional[float] = None) -> Json:
+        """Send one request and return its result; raise on error or timeout."""
+        if self._gone is not None:
+            raise ServerGone(self._gone)
+        limit = self.request_timeout if timeout is None else timeout
+        request_id, slot = self._pending.open(method)
+        try:
+            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method,
+                              "params": with_envelope(params)})
+            with anyio.move_on_after(limit):
+                await slot.done.wait()
+            if not slot.done.is_set():
+                await self._cancel(request_id, f"timed out after {limit:g} s")
+                raise RequestTimeout(method, limit)
+        except anyio.get_cancelled_exc_class():
+            await self._cancel(request_id, "abandoned by the caller")
+            raise
+        finally:
+            self._pending.close(request_id)
+        if slot.error is not None:
+            raise slot.error
+        return complete_result(method, slot.result)
+
+    async def notify(self, method: str, params: Optional[Json] = None) -> None:
+        message: Json = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self._send(message)
+
+    async def _cancel(self, request_id: int | str, reason: str) -> None:
+        # Courtesy only: the reply, if it still comes, will find no slot.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(0.5):
+            try:
+                await self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+            except Exception:
+                pass
+
+    async def _send(self, message: Json) -> None:
+        if self._process is None or self._process.stdin is None:
+            raise ServerGone(f"server '{self.alias}' is not started")
+        data = encode(message)
+        try:
+            async with self._write_lock:
+                await self._process.stdin.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            raise ServerGone(self._gone or f"server '{self.alias}' stopped reading its input") from None
+
+    # -- reading ---------------------------------------------------------------
+
+    def on_line(self, line: bytes) -> None:
+        """Handle one line from the server's stdout."""
+        message = parse_line(line)
+        if message is None:
+            self.noise.append(line[:200])  # not JSON-RPC: keep a sample, read on
+            return
+        if "method" in message:
+            handler = self.notification_handlers.get(str(message["method"]))
+            if handler is not None and "id" not in message:
+                handler(message.get("params") or {})
+            return
+        slot = self._pending.get(message.get("id"))
+        if slot is None:
+            return  # an unknown id, or a late reply to a request that timed out
+        # >>> exercise 1 (item 2): a reply carries either a result or an error
+        # TODO exercise 1: only results are handled here. A reply that carries
+        # "error" falls through: nothing wakes its request, which then waits
+        # for its whole timeout. Reject the slot with the server's error
+        # (McpError.from_reply) and reject a reply that has neither member.
+        if "result" in message:
+            slot.resolve(message["result"])
+        # <<< exercise 1
+
+    async def _run_readers(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        with anyio.CancelScope() as scope:
+            self._reader_scope = scope
+            task_status.started()
+            async with anyio.create_task_group() as readers:
+                readers.start_soon(self._drain_stderr)
+                await self._read_stdout()
+
+    async def _read_stdout(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        stream = BufferedByteReceiveStream(self._process.stdout)
+        try:
+            while True:
+                self.on_line(await stream.receive_until(b"\n", MAX_LINE_BYTES))
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
+                anyio.BrokenResourceError):
+            reason = "closed its output"
+        except anyio.DelimiterNotFound:
+            reason = f"sent a line longer than {MAX_LINE_BYTES} bytes"
+        await self._went_away(reason)
+
+    async def _drain_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        try:
+            async for chunk in self._process.stderr:
+                tail = self._stderr_tail
+                tail += chunk
+                del tail[:-STDERR_TAIL_BYTES]
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            self._stderr_done.set()
+
+    async def _went_away(self, reason: str) -> None:
+        """Fail every waiting request at once, with what we know of the exit."""
+        assert self._process is not None
+        status = None
+        if not self._closed:
+            with anyio.move_on_after(0.5):  # exit status and stderr usually follow EOF at once
+                await self._stderr_done.wait()
+                status = await self._process.wait()
+        detail = f"server '{self.alias}' {reason}"
+        if status is not None:
+            detail += f" (exit status {status})"
+        tail = self.stderr_tail()
+        if tail:
+            detail += f"; stderr: {tail[-300:]}"
+        self._gone = detail
+        self._pending.fail_all(ServerGone(detail))
+
+    # -- close -----------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Stop the server and its children; bounded, safe to call twice."""
+        if self._closed or self._process is None:
+            self._closed = True
+            return
+        self._closed = True
+        process = self._process
+        with anyio.CancelScope(shield=True):
+            if process.stdin is not None:
+                try:
+                    await process.stdin.aclose()
+                except (OSError, anyio.BrokenResourceError):
+                    pass
+            if not await _exited(process, CLOSE_GRACE):
+                _signal_group(process, signal.SIGTERM)
+                if not await _exited(process, CLOSE_GRACE):
+                    _signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
+                    await _exited(process, CLOSE_GRACE)
+            if self._reader_scope is not None:
+                self._reader_scope.cancel()
+            if IS_POSIX:  # children left in the group outlive nothing
+                _signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
+            self._pending.fail_all(ServerGone(f"server '{self.alias}' was closed"))
+
+
+async def _exited(process: Process, within: float) -> bool:
+    with anyio.move_on_after(within):
+        await process.wait()
+        return True
+    return False
+
+
+def _signal_group(process: Process, sig: int) -> None:
+    try:
+        if IS_POSIX:
+            os.killpg(process.pid, sig)
+        elif sig == signal.SIGTERM:
+            process.terminate()
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError, subprocess.SubprocessError):
+        pass
+

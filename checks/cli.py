@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 from typing import List, Optional
 
@@ -18,7 +19,8 @@ from checks.harness import Verdict, run_items
 from checks.items import ITEMS
 from checks.target import TargetError, load_target
 
-WIDTH = 88
+WIDTH = 96
+TITLE_WIDTH = 9 + max(len(item.title) for item in ITEMS)
 
 
 def model_note() -> str:
@@ -36,10 +38,13 @@ def exit_status(verdicts: List[Verdict]) -> int:
 def render(verdict: Verdict) -> str:
     word = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[verdict.status]
     head = f"{verdict.number:>2} {word:<5} {verdict.title}"
-    lines = [f"{head:<{WIDTH - 8}} {verdict.duration:5.2f} s"]
+    lines = [f"{head:<{TITLE_WIDTH}} {verdict.duration:5.2f} s"]
     if verdict.status != "pass":
         for line in verdict.message.splitlines():
-            lines.append(f"         {line}")
+            label, sep, rest = line.partition(": ")
+            indent = " " * (9 + len(label) + 2) if sep and len(label) <= 8 else " " * 11
+            lines.append(textwrap.fill(line, WIDTH, initial_indent=" " * 9,
+                                       subsequent_indent=indent, break_on_hyphens=False))
         if verdict.where and verdict.where.exercise is None:
             lines.append(f"         look at: {verdict.where.file}, {verdict.where.function}")
     return "\n".join(lines)

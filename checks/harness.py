@@ -117,8 +117,9 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
         return Verdict(item.number, item.id, item.title, status, duration, message,
                        None if status == "pass" else where, outcome.get("hung", False))
 
+    limit = float(outcome.get("limit", ITEM_LIMIT))
     if outcome.get("hung"):
-        return verdict("fail", f"did not finish in {ITEM_LIMIT + BLOCKED_GRACE:g} s: something blocks "
+        return verdict("fail", f"did not finish in {limit + BLOCKED_GRACE:g} s: something blocks "
                                "the event loop (a blocking call such as time.sleep, or a loop that "
                                "never awaits)")
     if exc is None:
@@ -132,7 +133,7 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
     if isinstance(exc, HarnessError):
         return verdict("error", f"could not judge: {exc}")
     if isinstance(exc, TimeoutError):
-        return verdict("fail", f"did not finish in {ITEM_LIMIT:g} s: something waits without a timeout")
+        return verdict("fail", f"did not finish in {limit:g} s: something waits without a timeout")
     frame = learner_frame(exc, target)
     text = f"{type(exc).__name__}: {exc}"
     if frame:
@@ -141,12 +142,13 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
         traceback.format_exception_only(type(exc), exc)).strip())
 
 
-def run_item(item: Item, target: Target) -> Verdict:
-    outcome: Dict[str, Any] = {}
+def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT) -> Verdict:
+    """Run one item on a worker thread; judge it within `limit` (+ grace) seconds."""
+    outcome: Dict[str, Any] = {"limit": limit}
     lab = Lab(target)
 
     async def body() -> None:
-        with anyio.fail_after(ITEM_LIMIT):
+        with anyio.fail_after(limit):
             outcome["message"] = await item.body(target, lab)
 
     def worker() -> None:
@@ -158,7 +160,7 @@ def run_item(item: Item, target: Target) -> Verdict:
     started = time.perf_counter()
     thread = threading.Thread(target=worker, name=f"item-{item.number}", daemon=True)
     thread.start()
-    thread.join(ITEM_LIMIT + BLOCKED_GRACE)
+    thread.join(limit + BLOCKED_GRACE)
     outcome["duration"] = time.perf_counter() - started
     if thread.is_alive():
         outcome["hung"] = True
@@ -171,10 +173,11 @@ def run_item(item: Item, target: Target) -> Verdict:
 
 
 def run_items(items: List[Item], target: Target,
-              on_verdict: Optional[Callable[[Verdict], None]] = None) -> List[Verdict]:
+              on_verdict: Optional[Callable[[Verdict], None]] = None,
+              limit: float = ITEM_LIMIT) -> List[Verdict]:
     verdicts = []
     for item in items:
-        verdict = run_item(item, target)
+        verdict = run_item(item, target, limit)
         if on_verdict is not None:
             on_verdict(verdict)
         verdicts.append(verdict)

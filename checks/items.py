@@ -15,7 +15,7 @@ import anyio
 
 from checks.exercises import EXERCISES, Exercise
 from checks.fixtures import Journal, Lab
-from checks.harness import Fail, HarnessError, Item
+from checks.harness import Fail, HarnessError, Item, leaves
 from checks.target import Target
 
 MODEL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -28,7 +28,7 @@ ITEM8_TIMEOUT = 0.5
 
 
 def edit(target: Target, exercise: Exercise) -> str:
-    return (f"edit {target.display_path(exercise.file)}, {exercise.function} "
+    return (f"\nedit: {target.display_path(exercise.file)}, {exercise.function} "
             f"(exercise {exercise.number}: {exercise.summary})")
 
 
@@ -39,7 +39,7 @@ def started(journal: Journal) -> None:
 
 
 def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms"
+    return f"{seconds * 1000:.1f} ms"
 
 
 async def aggregator_for(target: Target, lab: Lab, specs: List[Any], *, timeout: float = 5.0,
@@ -47,6 +47,16 @@ async def aggregator_for(target: Target, lab: Lab, specs: List[Any], *, timeout:
     config = target.config.config_of(specs, "<checks>")
     return target.aggregator.Aggregator(config, request_timeout=timeout,
                                         discovery_timeout=discovery_timeout)
+
+
+async def refreshed(target: Target, tools: Any) -> None:
+    """Refresh, then check the one learner value every table depends on."""
+    await tools.refresh()
+    for name, entry in tools.entries.items():
+        if not isinstance(name, str):
+            raise Fail(f"expected: model_tool_name() returns a str\n"
+                       f"got: {name!r} ({type(name).__name__}) for {entry.alias}/{entry.original_name}"
+                       f"{edit(target, EXERCISES[3])}")
 
 
 def result_of(journal: Journal, tool: str) -> Dict[str, Any]:
@@ -132,15 +142,16 @@ async def protocol_error(target: Target, lab: Lab) -> str:
     if isinstance(outcome, McpError) and outcome.code == error["code"] and elapsed < ITEM2_TIMEOUT / 2:
         return f"rejected with {outcome.code} {outcome.message!r} in {ms(elapsed)} ({served})"
     if isinstance(outcome, McpError):
-        raise Fail(f"expected McpError code {error['code']} at once; got code {outcome.code} "
-                   f"after {elapsed:.2f} s. Journal: {served}. {where}")
+        raise Fail(f"expected: McpError code {error['code']} at once\njournal: {served}\n"
+                   f"got: code {outcome.code} after {elapsed:.2f} s{where}")
     if isinstance(outcome, Exception):
-        raise Fail(f"expected the request to fail at once with McpError {error['code']}. "
-                   f"Journal: {served}, but your request only ended after {elapsed:.2f} s with "
-                   f"{type(outcome).__name__} ({outcome}): the error reply was read and dropped, "
-                   f"so the request waited for its {ITEM2_TIMEOUT:g} s timeout. {where}")
-    raise Fail(f"expected McpError {error['code']}; request() returned {outcome!r:.80}. "
-               f"Journal: {served}. {where}")
+        raise Fail(f"expected: the request fails at once with McpError {error['code']}\n"
+                   f"journal: {served}\n"
+                   f"got: the request ended after {elapsed:.2f} s with {type(outcome).__name__} "
+                   f"({outcome}): the error reply was read and dropped, so the request waited "
+                   f"for its {ITEM2_TIMEOUT:g} s timeout{where}")
+    raise Fail(f"expected: McpError {error['code']}\njournal: {served}\n"
+               f"got: request() returned {outcome!r:.80}{where}")
 
 
 # -- 3 ------------------------------------------------------------------------
@@ -163,8 +174,8 @@ async def paging(target: Target, lab: Lab) -> str:
     where = edit(target, EXERCISES[2])
     for cursor in sent[1:]:
         if cursor not in issued:
-            raise Fail(f"sent cursor {cursor!r}, which the server never issued (it issued "
-                       f"{issued}); pass nextCursor back exactly as received. {where}")
+            raise Fail(f"expected: each nextCursor sent back exactly as received\n"
+                       f"journal: the server issued {issued}; the client sent {cursor!r}{where}")
     expected = ["search", "read_note", "add_note"]
     if sorted(map(str, names)) != sorted(expected):
         last = pages[-1][1] if pages else None
@@ -172,9 +183,10 @@ async def paging(target: Target, lab: Lab) -> str:
         stop = (f"its last reply had {len(tail.get('tools', []))} tool(s) and nextCursor "
                 f"{tail['nextCursor']!r}, which never came back" if "nextCursor" in tail
                 else "no reply ended the list")
-        raise Fail(f"expected all 3 note tools ({', '.join(expected)}); got {len(names)}: "
-                   f"{', '.join(map(str, names)) or 'none'}. Journal: {len(pages)} tools/list "
-                   f"request(s); {stop}. Only a missing nextCursor ends the list. {where}")
+        raise Fail(f"expected: all 3 note tools ({', '.join(expected)})\n"
+                   f"journal: {len(pages)} tools/list request(s); {stop}\n"
+                   f"got: {len(names)}: {', '.join(map(str, names)) or 'none'}; only a missing "
+                   f"nextCursor ends the list{where}")
     return (f"{len(names)} tools over {len(pages)} pages (one of them empty); "
             f"{len(sent) - 1} cursor(s) went back verbatim")
 
@@ -183,7 +195,7 @@ async def paging(target: Target, lab: Lab) -> str:
 
 async def translation(target: Target, lab: Lab) -> str:
     async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
-        await tools.refresh()
+        await refreshed(target, tools)
         anthropic = {t["name"]: t for t in tools.model_tools()}
         openai = {t["function"]["name"]: t for t in tools.model_tools("openai")}
         listed = [t for _, reply in [(r, lab.journal("tickets").reply_to(r))
@@ -224,21 +236,20 @@ async def translation(target: Target, lab: Lab) -> str:
 async def collision(target: Target, lab: Lab) -> str:
     specs = [lab.server("notes"), lab.server("tickets")]
     async with await aggregator_for(target, lab, specs) as tools:
-        await tools.refresh()
+        await refreshed(target, tools)
         entries = {alias: tools.find(alias, "search") for alias in ("notes", "tickets")}
         names = {alias: entry.model_name if entry else None for alias, entry in entries.items()}
         where = edit(target, EXERCISES[3])
         if None in names.values() or names["notes"] == names["tickets"]:
             dropped = "; ".join(getattr(tools, "dropped", [])) or "nothing recorded"
-            raise Fail(f"expected both 'search' tools under distinct names; got {names}. Both "
-                       f"model_tool_name() results were {names['notes']!r}, so one search shadows "
-                       f"the other (left out: {dropped}). {where}")
+            raise Fail(f"expected: both 'search' tools under distinct model-facing names\n"
+                       f"got: {names}; one search shadows the other (left out: {dropped}){where}")
         for alias, name in names.items():
             result = await tools.call(name, {"query": "timeouts"})
             received = [c.msg["params"]["name"] for c in lab.journal(alias).calls()]
             if received != ["search"]:
-                raise Fail(f"calling {name} should send 'search' to {alias}; {alias} received "
-                           f"{received} (result: {result!r:.100}). {where}")
+                raise Fail(f"expected: calling {name} sends 'search' to {alias}\n"
+                           f"journal: {alias} received {received}\ngot: {result!r:.100}{where}")
     return f"{names['notes']} -> notes/search and {names['tickets']} -> tickets/search, each as 'search'"
 
 
@@ -246,26 +257,26 @@ async def names_fit(target: Target, lab: Lab) -> str:
     specs = [lab.server("notes"), lab.server("tickets")]
     where = edit(target, EXERCISES[3])
     async with await aggregator_for(target, lab, specs) as tools:
-        await tools.refresh()
+        await refreshed(target, tools)
         bad = [n for n in tools.entries if not MODEL_NAME.match(n)]
         if bad:
             shown = ", ".join(f"{n!r} ({len(n)} chars)" for n in bad)
-            raise Fail(f"every model-facing name must match {MODEL_NAME.pattern}; these do not: "
-                       f"{shown}. {where}")
+            raise Fail(f"expected: every model-facing name matches {MODEL_NAME.pattern}\n"
+                       f"got: {shown}{where}")
         picked = {original: tools.find("tickets", original) for original in (LONG, TWIN_CSV, TWIN_JSON, DOTTED)}
         missing = [o for o, e in picked.items() if e is None]
         if missing:
-            raise Fail(f"no model-facing name resolves to {missing}; "
-                       f"left out: {'; '.join(tools.dropped) or 'nothing recorded'}. {where}")
+            raise Fail(f"expected: a model-facing name for each of {missing}\n"
+                       f"got: left out: {'; '.join(tools.dropped) or 'nothing recorded'}{where}")
         if len({e.model_name for e in picked.values()}) != len(picked):
-            raise Fail(f"the long names collide after cutting: "
-                       f"{[e.model_name for e in picked.values()]}; append a hash. {where}")
+            raise Fail(f"expected: long names stay unique after cutting (append a hash)\n"
+                       f"got: {[e.model_name for e in picked.values()]}{where}")
         for original, entry in picked.items():
             await tools.call(entry.model_name, {})
             received = lab.journal("tickets").calls()[-1].msg["params"]["name"]
             if received != original:
-                raise Fail(f"{entry.model_name} should reach tickets as {original!r}; "
-                           f"it received {received!r}")
+                raise Fail(f"expected: {entry.model_name} reaches tickets as {original!r}\n"
+                           f"journal: tickets received {received!r}{where}")
     return (f"{len(tools.entries)} names fit the model rule; long, twin and dotted names stay "
             "unique and reach the server under their original names")
 
@@ -274,7 +285,7 @@ async def names_fit(target: Target, lab: Lab) -> str:
 
 async def error_classes(target: Target, lab: Lab) -> str:
     async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
-        await tools.refresh()
+        await refreshed(target, tools)
         entry = tools.find("tickets", "schedule_followup")
         if entry is None:
             raise Fail("schedule_followup from tickets is missing from the registry")
@@ -313,20 +324,26 @@ async def offline(target: Target, lab: Lab) -> str:
         async with await aggregator_for(target, lab, specs, timeout=ITEM8_TIMEOUT,
                                         discovery_timeout=4 * ITEM8_TIMEOUT) as tools:
             try:
-                await tools.refresh()
+                await refreshed(target, tools)
+            except Fail:
+                raise
             except Exception as exc:
-                raise Fail(f"with tickets broken ({mode}), refresh() raised {describe(exc)}: one "
-                           "broken server sank the whole refresh, and the note library, which "
-                           "answered discovery (journal), was lost with it. Expected: tickets in the "
-                           f"offline table with a reason, notes still usable. {edit(target, EXERCISES[4])}")
+                notes = lab.journal(f"notes-{mode}")
+                answered = any(notes.reply_to(r) for r in notes.requests("server/discover"))
+                raise Fail(f"expected: with tickets broken ({mode}), tickets in the offline table "
+                           "with a reason and the note library still usable\n"
+                           f"journal: notes {'answered' if answered else 'never answered'} "
+                           f"server/discover; tickets {tickets_state(tickets_journal)}\n"
+                           f"got: refresh() raised {describe(exc)}: one broken server sank the "
+                           f"whole refresh{edit(target, EXERCISES[4])}")
             started(tickets_journal)
             why = tools.offline.get("tickets") if isinstance(tools.offline, dict) else None
             if not why or not isinstance(why, str):
-                raise Fail(f"with tickets broken ({mode}), offline should map 'tickets' to a reason; "
-                           f"it is {tools.offline!r}. {edit(target, EXERCISES[4])}")
+                raise Fail(f"expected: offline maps 'tickets' to a reason ({mode})\n"
+                           f"got: offline is {tools.offline!r}{edit(target, EXERCISES[4])}")
             if mode == "exit-at-start" and not ("3" in why or "ticket database" in why):
-                raise Fail(f"the reason {why!r} should say how tickets failed (its exit status 3 or "
-                           f"its stderr). {edit(target, EXERCISES[4])}")
+                raise Fail(f"expected: a reason that says how tickets failed (exit status 3, "
+                           f"or its stderr)\ngot: {why!r}{edit(target, EXERCISES[4])}")
             entry = tools.find(f"notes-{mode}", "search")
             result = await tools.call(entry.model_name, {"query": "paging"}) if entry else None
             if not lab.journal(f"notes-{mode}").calls("search") or not result or result.get("isError"):
@@ -345,11 +362,15 @@ async def offline(target: Target, lab: Lab) -> str:
     return "; ".join(sorted(accounts)) + "; notes kept working; offline calls gave isError"
 
 
+def tickets_state(journal: Journal) -> str:
+    ends = [e for e in journal.entries() if e.kind == "exit"]
+    if ends:
+        return f"exited with status {ends[-1].raw.get('status')} at start"
+    return f"received {len(journal.requests())} request(s) and answered none"
+
+
 def describe(exc: BaseException) -> str:
-    inner = getattr(exc, "exceptions", None)
-    if inner:
-        return " + ".join(describe(e) for e in inner)
-    return f"{type(exc).__name__} ({exc})"
+    return " + ".join(f"{type(leaf).__name__} ({leaf})" for leaf in leaves(exc))
 
 
 # -- 9 ------------------------------------------------------------------------
@@ -369,7 +390,7 @@ async def agent_loop(target: Target, lab: Lab) -> str:
             return ModelTurn("", [ToolCall(f"loop-{len(messages)}", self.tool, {"id": "n-1"})])
 
     async with await aggregator_for(target, lab, specs) as tools:
-        await tools.refresh()
+        await refreshed(target, tools)
         table = {t["name"] for t in tools.model_tools()}
         run = await target.agent.run_agent("Read note n-2", tools, target.mock_model.MockModel(),
                                            max_steps=4)

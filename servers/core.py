@@ -160,7 +160,7 @@ class Server:
         method = message.get("method")
         if not has_id and isinstance(method, str):
             return None  # a notification: the shell handles cancellation
-        if not has_id:
+        if method is None and ("result" in message or "error" in message):
             return None  # a response from the client: never expected, ignored
         if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or \
                 not isinstance(request_id, (str, int)) or isinstance(request_id, bool):

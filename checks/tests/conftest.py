@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable, Dict, Optional
+
+import pytest
+
+from checks.exercises import regions, with_region
+from checks.harness import Verdict, run_items
+from checks.items import ITEMS
+from checks.target import ROOT, load_target
+
+Variant = Callable[..., Path]
+
+
+def verdicts_for(directory: "str | Path", limit: Optional[float] = None,
+                 only: Optional[set[int]] = None) -> Dict[int, Verdict]:
+    target = load_target(str(directory))
+    items = [i for i in ITEMS if only is None or i.number in only]
+    found = run_items(items, target, limit=limit) if limit else run_items(items, target)
+    return {v.number: v for v in found}
+
+
+@pytest.fixture
+def variant(tmp_path: Path) -> Variant:
+    """A copy of starter/ (or solution/) with some regions or lines changed."""
+    def make(base: str = "starter", from_solution: tuple[int, ...] = (),
+             edits: Optional[Dict[str, tuple[str, str]]] = None) -> Path:
+        directory = tmp_path / f"{base}_copy"
+        shutil.copytree(ROOT / base, directory, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+        for number in from_solution:
+            for path in directory.glob("*.py"):
+                text = path.read_text()
+                if number in regions(text):
+                    body = regions((ROOT / "solution" / path.name).read_text())[number]
+                    path.write_text(with_region(text, number, body))
+        for file, (old, new) in (edits or {}).items():
+            path = directory / file
+            text = path.read_text()
+            assert old in text, f"{old!r} not in {file}"
+            path.write_text(text.replace(old, new, 1))
+        return directory
+    return make

@@ -1,0 +1,58 @@
+"""`python -m checks` as learners and autograders run it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from checks.target import ROOT
+from checks.tests.conftest import Variant
+
+
+def run(*args: str) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, "-m", "checks", *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1"})
+
+
+def test_json_gives_every_verdict_with_its_fields_and_the_exit_status() -> None:
+    done = run("--target", "solution", "--json")
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)
+    assert report["passed"] == report["total"] == 9 and report["exit_status"] == 0
+    first = report["items"][0]
+    assert set(first) == {"number", "id", "title", "status", "duration", "message", "where"}
+    assert [i["number"] for i in report["items"]] == list(range(1, 10))
+
+
+def test_the_starter_text_report_streams_items_and_ends_with_a_summary() -> None:
+    done = run()
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    numbered = [line.split()[0] for line in lines if line[:2].strip().isdigit()]
+    assert numbered == [str(n) for n in range(1, 10)]
+    assert lines[-1].startswith("4/9 passed · 5 failed")
+    assert "\x1b[" not in done.stdout  # no escape codes in a pipe
+
+
+def test_starter_json_names_where_to_edit() -> None:
+    report = json.loads(run("--json").stdout)
+    item2 = report["items"][1]
+    assert item2["status"] == "fail"
+    assert item2["where"] == {"file": "starter/stdio_client.py", "function": "StdioClient.on_line",
+                              "exercise": 1}
+
+
+def test_a_target_that_cannot_be_loaded_exits_2_with_the_reason(variant: Variant, tmp_path: Path) -> None:
+    missing = run("--target", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "not 'starter', 'solution' or a package directory" in missing.stderr
+    broken = variant(edits={"naming.py": ("def model_tool_name", "def model_tool_name(:")})
+    done = run("--target", str(broken))
+    assert done.returncode == 2 and "naming.py" in done.stderr and "SyntaxError" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_bad_arguments_exit_2() -> None:
+    assert run("--no-such-flag").returncode == 2

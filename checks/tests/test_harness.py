@@ -1,0 +1,40 @@
+"""The runner under a learner's worst code: exceptions, blocking, waiting forever."""
+
+from __future__ import annotations
+
+from checks.tests.conftest import Variant, verdicts_for
+
+NAMING_BODY = "    return tool_name\n    # <<< exercise 3"
+
+
+def test_a_learner_exception_points_at_the_line_in_their_file(variant: Variant) -> None:
+    directory = variant(edits={"naming.py": (NAMING_BODY, '    raise ValueError("oops")\n    # <<< exercise 3')})
+    verdicts = verdicts_for(directory, only={5})
+    assert verdicts[5].status == "fail"
+    assert "your code raised ValueError: oops" in verdicts[5].message
+    assert "naming.py:" in verdicts[5].message and "in model_tool_name: raise ValueError" in verdicts[5].message
+
+
+def test_a_wrong_return_type_fails_the_item_without_breaking_the_runner(variant: Variant) -> None:
+    directory = variant(edits={"naming.py": (NAMING_BODY, "    return 42  # type: ignore\n    # <<< exercise 3")})
+    verdicts = verdicts_for(directory, only={4, 5, 6})
+    assert {v.status for v in verdicts.values()} <= {"pass", "fail"}
+    assert verdicts[5].status == "fail" and verdicts[6].status == "fail"
+
+
+def test_a_blocked_event_loop_is_named_and_does_not_hang_the_runner(variant: Variant) -> None:
+    directory = variant(edits={"naming.py": (NAMING_BODY,
+                                             "    import time; time.sleep(6)\n    return tool_name\n"
+                                             "    # <<< exercise 3")})
+    verdicts = verdicts_for(directory, limit=1.0, only={5})
+    assert verdicts[5].status == "fail"
+    assert "did not finish in 3 s: something blocks the event loop" in verdicts[5].message
+    assert verdicts[5].duration < 4.0
+
+
+def test_waiting_without_a_timeout_is_named(variant: Variant) -> None:
+    old = '            found[spec.alias] = await self.connect(spec)\n\n'
+    new = '            found[spec.alias] = await self.connect(spec)\n            await anyio.sleep_forever()\n\n'
+    verdicts = verdicts_for(variant(edits={"aggregator.py": (old, new)}), limit=1.0, only={5})
+    assert verdicts[5].status == "fail"
+    assert "did not finish in 1 s: something waits without a timeout" in verdicts[5].message

@@ -1,0 +1,100 @@
+"""The lab's own promises: what the starter shows, and what each exercise changes."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict
+
+import pytest
+
+from checks.exercises import EXERCISES, outside_regions, regions
+from checks.harness import Verdict
+from checks.target import ROOT
+from checks.tests.conftest import Variant, verdicts_for
+
+STARTER_GREEN = {1, 4, 7, 9}
+MODULES = sorted(p.name for p in (ROOT / "solution").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def starter() -> Dict[int, Verdict]:
+    return verdicts_for(ROOT / "starter")
+
+
+def passing(verdicts: Dict[int, Verdict]) -> set[int]:
+    return {n for n, v in verdicts.items() if v.status == "pass"}
+
+
+def test_both_packages_have_the_same_modules() -> None:
+    assert MODULES == sorted(p.name for p in (ROOT / "starter").glob("*.py"))
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_starter_and_solution_are_identical_outside_the_regions(module: str) -> None:
+    starter = (ROOT / "starter" / module).read_text()
+    solution = (ROOT / "solution" / module).read_text()
+    assert outside_regions(starter) == outside_regions(solution)
+
+
+def test_each_exercise_is_one_region_in_its_own_file_in_both_packages() -> None:
+    for package in ("starter", "solution"):
+        found = {number: path.name for path in (ROOT / package).glob("*.py")
+                 for number in regions(path.read_text())}
+        assert found == {e.number: e.file for e in EXERCISES.values()}, package
+
+
+def test_each_region_differs_between_starter_and_solution() -> None:
+    for exercise in EXERCISES.values():
+        starter = regions((ROOT / "starter" / exercise.file).read_text())[exercise.number]
+        solution = regions((ROOT / "solution" / exercise.file).read_text())[exercise.number]
+        assert starter != solution and "TODO exercise" in starter
+
+
+def test_every_exercise_marker_names_its_items() -> None:
+    for exercise in EXERCISES.values():
+        text = (ROOT / "starter" / exercise.file).read_text()
+        marker = re.search(rf"# >>> exercise {exercise.number} \((items?) ([0-9, ]+)\)", text)
+        assert marker, exercise
+        assert {int(n) for n in marker.group(2).split(",")} == set(exercise.items)
+
+
+def test_the_solution_passes_all_nine() -> None:
+    verdicts = verdicts_for(ROOT / "solution")
+    assert passing(verdicts) == set(range(1, 10)), {n: v.message for n, v in verdicts.items()}
+
+
+def test_the_starter_passes_exactly_1_4_7_9(starter: Dict[int, Verdict]) -> None:
+    assert passing(starter) == STARTER_GREEN, {n: v.message for n, v in starter.items()}
+    assert all(v.status == "fail" for n, v in starter.items() if n not in STARTER_GREEN)
+
+
+def test_every_red_starter_item_names_its_exercise_and_where_to_edit(starter: Dict[int, Verdict]) -> None:
+    for number, verdict in starter.items():
+        if number in STARTER_GREEN:
+            continue
+        exercise = next(e for e in EXERCISES.values() if number in e.items)
+        assert verdict.where is not None and verdict.where.exercise == exercise.number
+        assert f"exercise {exercise.number}" in verdict.message
+        assert f"starter/{exercise.file}" in verdict.message and exercise.function in verdict.message
+
+
+def test_item_2_is_red_for_the_right_reason(starter: Dict[int, Verdict]) -> None:
+    message = starter[2].message
+    assert re.search(r"server answered -32601 'Method not found' after \d+\.\d ms", message)
+    assert "RequestTimeout" in message and "1 s timeout" in message
+    assert 1.0 <= starter[2].duration < 3.0
+
+
+def test_item_3_is_red_because_only_one_page_was_read(starter: Dict[int, Verdict]) -> None:
+    assert "1 tools/list request(s)" in starter[3].message and "never came back" in starter[3].message
+
+
+def test_item_8_is_red_because_refresh_raised(starter: Dict[int, Verdict]) -> None:
+    assert "refresh() raised" in starter[8].message and "notes answered server/discover" in starter[8].message
+
+
+@pytest.mark.parametrize("number", sorted(EXERCISES))
+def test_each_exercise_alone_flips_exactly_its_own_items(variant: Variant, number: int) -> None:
+    verdicts = verdicts_for(variant("starter", from_solution=(number,)))
+    expected = STARTER_GREEN | set(EXERCISES[number].items)
+    assert passing(verdicts) == expected, {n: v.message for n, v in verdicts.items() if n not in expected}

@@ -1,0 +1,113 @@
+"""The fixture servers as processes: framing, journal, concurrency, switches."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from servers.tests.conftest import ROOT, journal, line, replies, request, run_server
+
+
+def test_runs_as_a_module_and_as_a_file_path() -> None:
+    for as_file in (False, True):
+        done = run_server("notes", [line(request(1, "server/discover"))], as_file=as_file)
+        assert done.returncode == 0
+        assert replies(done.stdout)[0]["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+def test_stdout_carries_only_messages_and_stderr_the_log() -> None:
+    done = run_server("tickets", [line(request(1, "tools/list")), b"garbage"])
+    assert all(x.startswith(b"{") for x in done.stdout.splitlines())
+    assert b"ready" in done.stderr
+
+
+def test_answers_every_request_read_before_stdin_closed() -> None:
+    done = run_server("notes", [line(request(i, "tools/list")) for i in range(1, 6)])
+    assert sorted(r["id"] for r in replies(done.stdout)) == [1, 2, 3, 4, 5]
+
+
+def test_a_slow_call_does_not_hold_up_a_fast_one() -> None:
+    done = run_server("notes", [
+        line(request(1, "tools/call", name="read_note", arguments={"id": "n-1"})),
+        line(request(2, "tools/call", name="search", arguments={"query": "paging"})),
+    ], "--latency", "read_note=0.3")
+    assert [r["id"] for r in replies(done.stdout)] == [2, 1]
+
+
+def test_journal_records_start_messages_in_and_out_and_exit(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    run_server("notes", [line(request(1, "server/discover")), b"not json"], "--journal", str(path))
+    entries = journal(path)
+    kinds = [e["kind"] for e in entries]
+    assert kinds[0] == "start" and kinds[-1] == "exit"
+    assert entries[0]["pid"] > 0
+    ins = [e for e in entries if e["kind"] == "in"]
+    assert ins[0]["msg"]["method"] == "server/discover" and ins[1]["raw"] == "not json"
+    outs = [e for e in entries if e["kind"] == "out"]
+    assert {o["msg"]["id"] for o in outs} == {1, None}
+    assert all(isinstance(e["t"], float) for e in entries)
+    assert outs[0]["t"] >= ins[0]["t"]
+
+
+def test_journal_can_come_from_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "env.jsonl"
+    subprocess.run([sys.executable, "-m", "servers.notes"], input=b"", capture_output=True,
+                   timeout=10, cwd=ROOT, env={"MCP_LAB_JOURNAL": str(path), "PATH": ""})
+    assert journal(path)[0]["kind"] == "start"
+
+
+def test_exit_at_start_says_why_on_stderr_and_exits_3() -> None:
+    done = run_server("tickets", [], "--fail", "exit-at-start")
+    assert done.returncode == 3 and b"ticket database" in done.stderr and done.stdout == b""
+
+
+def test_never_answer_reads_and_journals_but_never_replies(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    done = run_server("tickets", [line(request(1, "server/discover"))],
+                      "--fail", "never-answer", "--journal", str(path))
+    assert done.stdout == b""
+    assert [e["kind"] for e in journal(path)] == ["start", "in", "exit"]
+
+
+def test_garbage_mode_writes_a_non_json_line_before_each_reply() -> None:
+    done = run_server("notes", [line(request(1, "server/discover"))], "--fail", "garbage")
+    lines = done.stdout.splitlines()
+    assert lines[0] == b"this line is not JSON-RPC" and replies(done.stdout)[0]["id"] == 1
+
+
+def test_delay_answers_late() -> None:
+    began = time.monotonic()
+    run_server("notes", [line(request(1, "server/discover"))], "--delay", "0.3")
+    assert time.monotonic() - began >= 0.3
+
+
+def test_a_cancelled_request_is_not_answered(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    cancel = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}'
+    done = run_server("notes", [line(request(1, "tools/call", name="read_note", arguments={"id": "n-1"})),
+                                cancel], "--latency", "read_note=0.2", "--journal", str(path))
+    assert replies(done.stdout) == []
+    assert any(e["kind"] == "dropped" for e in journal(path))
+
+
+def test_exits_promptly_when_stdin_closes() -> None:
+    process = subprocess.Popen([sys.executable, "-m", "servers.notes"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stdin is not None
+    process.stdin.close()
+    assert process.wait(timeout=5) == 0
+    process.stdout.close()  # type: ignore[union-attr]
+    process.stderr.close()  # type: ignore[union-attr]
+
+
+def test_bad_switches_are_refused_with_usage() -> None:
+    done = run_server("notes", [], "--latency", "read_note")
+    assert done.returncode == 2 and b"TOOL=SECONDS" in done.stderr
+
+
+def test_help_documents_the_switches() -> None:
+    done = run_server("notes", [], "--help")
+    for switch in (b"--journal", b"--fail", b"--delay", b"--latency", b"MCP_LAB_JOURNAL"):
+        assert switch in done.stdout

@@ -1,0 +1,78 @@
+"""The command line, run as a learner runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Optional
+
+from solution.tests.conftest import ROOT
+
+
+def run(*args: str, env: Optional[Dict[str, str]] = None, cwd: Path = ROOT,
+        package: str = "solution") -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, "-m", package, *args], capture_output=True, text=True,
+                          timeout=60, cwd=cwd, env={**os.environ, "MOCK": "1", **(env or {})})
+
+
+def test_tools_json_lists_the_table_with_aliases_and_originals() -> None:
+    done = run("tools", "--json")
+    assert done.returncode == 0, done.stderr
+    table = json.loads(done.stdout)
+    rows = {(t["alias"], t["original_name"]): t for t in table["tools"]}
+    assert len(rows) == 10 and table["offline"] == {}
+    assert rows[("tickets", "queue.stats")]["model_name"].startswith("mcp__tickets__queue_stats_")
+    assert rows[("notes", "search")]["title"] == "Search notes"
+
+
+def test_tools_prints_a_table_and_works_from_another_directory(tmp_path: Path) -> None:
+    done = run("tools", cwd=tmp_path)
+    assert done.returncode == 0 and "mcp__notes__search" in done.stdout
+
+
+def test_call_prints_the_result_and_exits_1_on_iserror() -> None:
+    ok = run("call", "mcp__notes__read_note", '{"id": "n-2"}')
+    assert ok.returncode == 0 and "Timeouts" in ok.stdout
+    bad = run("call", "mcp__tickets__schedule_followup", '{"ticket_id": "T-101", "date": "soon"}')
+    assert bad.returncode == 1 and "YYYY-MM-DD" in bad.stdout
+
+
+def test_ask_shows_each_step_and_the_answer() -> None:
+    done = run("ask", "Read note n-2")
+    assert done.returncode == 0, done.stderr
+    assert "model chose mcp__notes__read_note -> sent to notes / read_note" in done.stdout
+    assert "answer:" in done.stdout and "model: mock (MOCK=1)" in done.stdout
+
+
+def test_question_from_the_environment_runs_the_loop_for_the_starter_too() -> None:
+    done = run(env={"QUESTION": "Read note n-2"}, package="starter")
+    assert done.returncode == 0 and "sent to notes / read_note" in done.stdout
+
+
+def test_without_mock_the_output_says_the_mock_stands_in() -> None:
+    done = run("ask", "Read note n-2", "--json", env={"MOCK": ""})
+    assert "no model API is configured" in json.loads(done.stdout)["model"]
+
+
+def test_a_bad_config_is_a_clear_error_and_exit_2(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}')
+    done = run("tools", "--config", str(config))
+    assert done.returncode == 2 and "duplicate key 'a'" in done.stderr and "Traceback" not in done.stderr
+    missing = run("tools", "--config", str(tmp_path / "none.json"))
+    assert missing.returncode == 2 and "config file not found" in missing.stderr
+
+
+def test_no_reachable_server_is_exit_2_with_the_reasons(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text('{"mcpServers": {"ghost": {"command": "no-such-command-for-the-lab"}}}')
+    done = run("tools", "--config", str(config))
+    assert done.returncode == 2 and "command not found" in done.stderr
+
+
+def test_bad_call_arguments_are_a_usage_error() -> None:
+    done = run("call", "mcp__notes__search", "{not json")
+    assert done.returncode == 2 and "not valid JSON" in done.stderr

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from solution.config import ServerSpec, config_of, load_config, parse_config
+from solution.errors import ConfigError
+
+
+def test_a_config_file_in_the_usual_shape(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "notes": {"command": "python", "args": ["n.py"], "env": {"A": "1"}}}}))
+    config = load_config(path)
+    (spec,) = config.servers
+    assert (spec.alias, spec.args, dict(spec.env)) == ("notes", ("n.py",), {"A": "1"})
+    assert spec.cwd == str(tmp_path)  # relative paths mean relative to the config file
+    assert spec.argv()[0] == sys.executable  # "python" is this interpreter
+
+
+def test_a_duplicate_alias_is_an_error_even_as_duplicate_json_keys() -> None:
+    text = '{"mcpServers": {"notes": {"command": "a"}, "notes": {"command": "b"}}}'
+    with pytest.raises(ConfigError, match="duplicate key 'notes'"):
+        parse_config(text)
+
+
+@pytest.mark.parametrize("alias", ["my notes", "nötes", "a.b", "a__b", "", "x" * 33])
+def test_an_alias_outside_the_allowed_characters_is_an_error(alias: str) -> None:
+    with pytest.raises(ConfigError, match="invalid server alias"):
+        parse_config(json.dumps({"mcpServers": {alias: {"command": "x"}}}))
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ({}, "'command' is missing"),
+    ({"command": ""}, "'command' is missing"),
+    ({"command": "x", "args": "a b"}, "'args' must be a list"),
+    ({"command": "x", "env": {"A": 1}}, "'env' must map"),
+    ("python", "expected an object"),
+])
+def test_bad_server_entries_name_the_problem(entry: object, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse_config(json.dumps({"mcpServers": {"s": entry}}))
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("{", "not valid JSON"), ("[]", "expected"), ('{"servers": {}}', "expected"),
+    ('{"mcpServers": {}}', "names no servers"),
+])
+def test_a_malformed_document_is_a_clear_error(text: str, problem: str) -> None:
+    with pytest.raises(ConfigError, match=problem):
+        parse_config(text, "x.json")
+
+
+def test_unknown_keys_are_warned_about_not_fatal() -> None:
+    config = parse_config('{"mcpServers": {"s": {"command": "x", "disabled": true}}}')
+    assert config.warnings == ("<memory>: server 's': ignoring unknown keys disabled",)
+
+
+def test_a_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.json")
+
+
+def test_configs_built_in_code_follow_the_same_rules() -> None:
+    with pytest.raises(ConfigError, match="duplicate"):
+        config_of([ServerSpec("a", "x"), ServerSpec("a", "y")])
+    with pytest.raises(ConfigError, match="invalid"):
+        config_of([ServerSpec("a b", "x")])

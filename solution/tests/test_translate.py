@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from solution.translate import (argument_errors, make_entry, to_anthropic_tool,
+                                to_openai_tool)
+
+TOOL: Dict[str, Any] = {
+    "name": "close_ticket", "title": "Close a ticket", "description": "Close a ticket.",
+    "inputSchema": {"type": "object", "properties": {"ticket_id": {"type": "string"}},
+                    "required": ["ticket_id"], "additionalProperties": False},
+    "annotations": {"destructiveHint": True, "readOnlyHint": False},
+    "outputSchema": {"type": "object"},
+}
+
+
+def test_anthropic_shape_has_only_what_the_model_needs() -> None:
+    entry = make_entry("tickets", TOOL, "mcp__tickets__close_ticket")
+    assert to_anthropic_tool(entry) == {"name": "mcp__tickets__close_ticket",
+                                        "description": "[from tickets] Close a ticket.",
+                                        "input_schema": TOOL["inputSchema"]}
+
+
+def test_openai_shape_wraps_a_function_with_parameters() -> None:
+    entry = make_entry("tickets", TOOL, "m")
+    assert to_openai_tool(entry) == {"type": "function", "function": {
+        "name": "m", "description": "[from tickets] Close a ticket.", "parameters": TOOL["inputSchema"]}}
+
+
+def test_what_the_model_cannot_see_stays_in_the_entry() -> None:
+    entry = make_entry("tickets", TOOL, "m")
+    assert entry.title == "Close a ticket"
+    assert entry.output_schema == {"type": "object"}
+    assert entry.annotations["destructiveHint"] is True
+
+
+def test_missing_annotations_default_to_the_cautious_reading() -> None:
+    entry = make_entry("s", {"name": "t", "inputSchema": {"type": "object"}}, "m")
+    assert entry.annotations == {"readOnlyHint": False, "destructiveHint": True,
+                                 "idempotentHint": False, "openWorldHint": True}
+    assert entry.title == "t" and entry.description == "[from s] t"
+
+
+def test_title_falls_back_to_the_annotation_title() -> None:
+    entry = make_entry("s", {"name": "t", "inputSchema": {}, "annotations": {"title": "Tee"}}, "m")
+    assert entry.title == "Tee"
+
+
+def test_arguments_are_checked_against_the_input_schema() -> None:
+    entry = make_entry("tickets", TOOL, "m")
+    assert argument_errors(entry, {"ticket_id": "T-1"}) is None
+    assert "ticket_id" in str(argument_errors(entry, {}))
+    assert "is not of type 'string'" in str(argument_errors(entry, {"ticket_id": 5}))
+    assert argument_errors(entry, ["not", "an", "object"]) == "arguments must be a JSON object"

@@ -23,12 +23,6 @@ WIDTH = 96
 TITLE_WIDTH = 9 + max(len(item.title) for item in ITEMS)
 
 
-def model_note() -> str:
-    if os.environ.get("MOCK", "") not in ("", "0"):
-        return "model: mock (MOCK=1)"
-    return "model: mock (no model API is configured, so the deterministic mock stands in)"
-
-
 def exit_status(verdicts: List[Verdict]) -> int:
     if any(v.status == "error" for v in verdicts):
         return 2
@@ -70,7 +64,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         else:
             print(f"cannot judge: {exc}", file=sys.stderr)
         return 2
-    note = model_note()
+    note = str(target.models.choose_model()[1])
     if not options.json:
         print(f"MCP client lab · checking {target.display_path('')} · {note}", flush=True)
     verdicts = run_items(ITEMS, target,

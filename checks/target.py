@@ -15,7 +15,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
-           "aggregator", "model", "mock_model", "agent")
+           "aggregator", "model", "mock_model", "models", "agent")
 
 
 class TargetError(Exception):
@@ -56,6 +56,8 @@ class Target:
     def mock_model(self) -> Any: return self.module("mock_model")
     @property
     def agent(self) -> Any: return self.module("agent")
+    @property
+    def models(self) -> Any: return self.module("models")
 
 
 def load_target(name: str) -> Target:

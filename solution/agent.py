@@ -8,7 +8,7 @@ failure into an `isError` result and the model reads it like any other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List
+from typing import Any, Dict, List
 
 from .aggregator import Aggregator
 from .model import Json, Message, Model
@@ -38,6 +38,7 @@ class AgentRun:
     steps: List[Step] = field(default_factory=list)
     model_turns: int = 0
     stopped_at_limit: bool = False
+    usage: Dict[str, int] = field(default_factory=dict)  # summed over the model's turns
 
 
 def system_prompt(tools: Aggregator) -> str:
@@ -58,12 +59,14 @@ async def run_agent(question: str, tools: Aggregator, model: Model, *,
                     max_steps: int = MAX_STEPS) -> AgentRun:
     """Run the loop for one question; at most `max_steps` model turns."""
     system = system_prompt(tools)
-    table = tools.model_tools()
+    table = tools.model_tools(getattr(model, "api", "anthropic"))
     messages = [Message("user", question)]
     run = AgentRun(question, "")
     for _ in range(max_steps):
         turn = await model.next_turn(system, table, messages)
         run.model_turns += 1
+        for key, count in turn.usage.items():
+            run.usage[key] = run.usage.get(key, 0) + count
         messages.append(Message("assistant", turn.text, list(turn.tool_calls)))
         if not turn.tool_calls:
             run.answer = turn.text

@@ -26,6 +26,7 @@ def words(text: str) -> List[str]:
 
 class MockModel:
     name = "mock"
+    api = "anthropic"  # it reads the same table shape as the Messages API
 
     async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:
         last = messages[-1]

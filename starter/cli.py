@@ -23,9 +23,9 @@ import anyio
 from .agent import AgentRun, run_agent
 from .aggregator import Aggregator
 from .config import Config, load_config
-from .errors import ConfigError
-from .mock_model import MockModel
-from .model import Model, result_text
+from .errors import ConfigError, ModelApiError
+from .model import result_text
+from .models import choose_model
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
 
@@ -33,13 +33,6 @@ DEFAULT_CONFIG = Path("labs") / "servers.json"
 def default_config() -> Path:
     here = Path.cwd() / DEFAULT_CONFIG
     return here if here.exists() else Path(__file__).resolve().parent.parent / DEFAULT_CONFIG
-
-
-def choose_model() -> "tuple[Model, str]":
-    """The model for `ask`, and a note saying which one and why."""
-    if os.environ.get("MOCK", "") not in ("", "0"):
-        return MockModel(), "model: mock (MOCK=1)"
-    return MockModel(), "model: mock (no model API is configured, so the deterministic mock answers)"
 
 
 def shorten(text: str, limit: int = 160) -> str:
@@ -79,22 +72,32 @@ def print_table(tools: Aggregator) -> None:
 
 
 def print_run(run: AgentRun, note: str) -> None:
-    print(note)
-    print(f"question: {run.question}")
+    """The step transcript: the name the model chose, where it really went, what came back."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(f"[dim]{escape(note)}[/dim]")
+    console.print(f"[bold]question:[/bold] {escape(run.question)}")
     for number, step in enumerate(run.steps, 1):
         where = f"{step.alias} / {step.original_name}" if step.alias else "(not in the tool table)"
-        print(f"step {number}: model chose {step.model_name} -> sent to {where}")
-        print(f"  arguments: {json.dumps(step.arguments, ensure_ascii=False)}")
-        flag = "  isError: true" if step.is_error else ""
-        print(f"  result: {shorten(result_text(step.result))}{flag}")
+        console.print(f"[bold]step {number}:[/bold] model chose [cyan]{escape(step.model_name)}[/cyan]"
+                      f" -> sent to [green]{escape(where)}[/green]")
+        console.print(f"  arguments: {escape(json.dumps(step.arguments, ensure_ascii=False))}")
+        flag = "  [red]isError: true[/red]" if step.is_error else ""
+        console.print(f"  result: {escape(shorten(result_text(step.result)))}{flag}")
     if run.stopped_at_limit:
-        print(f"stopped: the step limit was reached after {run.model_turns} model turns")
-    print(f"answer: {run.answer}")
+        console.print(f"[yellow]stopped: the step limit was reached after {run.model_turns} "
+                      "model turns[/yellow]")
+    console.print(f"[bold]answer:[/bold] {escape(run.answer)}")
+    if run.usage:
+        console.print("[dim]tokens: " + ", ".join(f"{k} {v}" for k, v in run.usage.items()) + "[/dim]")
 
 
 def run_json(run: AgentRun, note: str) -> Dict[str, Any]:
     return {"model": note, "question": run.question, "answer": run.answer,
             "stopped_at_limit": run.stopped_at_limit, "model_turns": run.model_turns,
+            "usage": run.usage,
             "steps": [{"model_name": s.model_name, "alias": s.alias, "original_name": s.original_name,
                        "arguments": s.arguments, "result": s.result, "isError": s.is_error}
                       for s in run.steps]}
@@ -119,7 +122,11 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
                   else result_text(result))
             return 1 if result.get("isError") else 0
         model, note = choose_model()
-        run = await run_agent(options.question, tools, model, max_steps=options.max_steps)
+        try:
+            run = await run_agent(options.question, tools, model, max_steps=options.max_steps)
+        except ModelApiError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         if options.json:
             print(json.dumps(run_json(run, note), indent=2, ensure_ascii=False))
         else:

@@ -53,3 +53,7 @@ class ProtocolViolation(ClientError):
 
 class ConfigError(ClientError):
     """The servers config cannot be used; the message names the problem."""
+
+
+class ModelApiError(ClientError):
+    """A model API call failed; the message is one line saying why and what to check."""

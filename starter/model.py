@@ -24,6 +24,7 @@ class ToolCall:
 class ModelTurn:
     text: str = ""
     tool_calls: List[ToolCall] = field(default_factory=list)
+    usage: Dict[str, int] = field(default_factory=dict)  # token counts, as the API reported them
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Message:
 
 class Model(Protocol):
     name: str
+    api: str  # which tool-table shape it takes: "anthropic" or "openai"
 
     async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:
         """The model's next move given everything so far."""

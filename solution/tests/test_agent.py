@@ -44,6 +44,7 @@ async def test_the_mock_answers_from_the_tool_result() -> None:
 
 class Looping:
     name = "looping"
+    api = "anthropic"
 
     async def next_turn(self, system: str, tools: List[Any], messages: List[Message]) -> ModelTurn:
         return ModelTurn("", [ToolCall(str(len(messages)), "mcp__notes__read_note", {"id": "n-1"})])
@@ -75,6 +76,7 @@ async def test_a_model_that_never_stops_is_stopped_at_the_limit(fixture: Any) ->
 async def test_a_name_outside_the_table_is_an_error_the_model_sees(fixture: Any) -> None:
     class Wrong:
         name = "wrong"
+        api = "anthropic"
 
         async def next_turn(self, system: str, tools: List[Any], messages: List[Message]) -> ModelTurn:
             if messages[-1].role == "tool":

@@ -1,0 +1,96 @@
+"""Anthropic's Messages API behind the `Model` interface.
+
+The tool table arrives already in this API's shape (`name`, `description`,
+`input_schema`, built by `translate.to_anthropic_tool`). This module owns the
+rest of the mapping: conversation messages to `tool_use` / `tool_result`
+blocks, and MCP content blocks to what a `tool_result` may hold.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from .http_json import Endpoint, HttpSettings, post_json
+from .model import Json, Message, ModelTurn, ToolCall
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+
+
+def tool_result_content(result: Optional[Json]) -> List[Json]:
+    """MCP content blocks as `tool_result` content: text and images as they are,
+    resources as text naming them (the API has no resource block)."""
+    blocks: List[Json] = []
+    for block in (result or {}).get("content") or []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            blocks.append({"type": "text", "text": str(block.get("text", ""))})
+        elif kind == "image" and block.get("data"):
+            blocks.append({"type": "image", "source": {"type": "base64", "data": block["data"],
+                                                       "media_type": block.get("mimeType", "image/png")}})
+        elif kind == "resource_link":
+            blocks.append({"type": "text", "text": f"[resource link] {block.get('name', '')} {block.get('uri', '')}"})
+        elif kind == "resource":
+            resource = block.get("resource") or {}
+            text = resource.get("text")
+            blocks.append({"type": "text", "text": text if isinstance(text, str)
+                           else f"[binary resource {resource.get('uri', '')}]"})
+        else:
+            blocks.append({"type": "text", "text": f"[{kind or 'unknown'} content not shown]"})
+    return blocks or [{"type": "text", "text": "(no content)"}]
+
+
+def to_messages(messages: List[Message]) -> List[Json]:
+    wire: List[Json] = []
+    for message in messages:
+        if message.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": message.tool_call_id,
+                     "content": tool_result_content(message.result),
+                     "is_error": bool((message.result or {}).get("isError"))}
+            # Results answering one assistant turn travel together in one user message.
+            if wire and wire[-1]["role"] == "user" and isinstance(wire[-1]["content"], list):
+                wire[-1]["content"].append(block)
+            else:
+                wire.append({"role": "user", "content": [block]})
+        elif message.role == "assistant":
+            content: List[Json] = [{"type": "text", "text": message.text}] if message.text else []
+            content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                        for c in message.tool_calls]
+            wire.append({"role": "assistant", "content": content})
+        else:
+            wire.append({"role": "user", "content": message.text})
+    return wire
+
+
+def from_response(data: Json) -> ModelTurn:
+    texts, calls = [], []
+    for block in data.get("content") or []:
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_use":
+            calls.append(ToolCall(str(block.get("id")), str(block.get("name")), block.get("input") or {}))
+    usage = {k: int(v) for k, v in (data.get("usage") or {}).items() if isinstance(v, int)}
+    return ModelTurn("".join(texts), calls, usage)
+
+
+class AnthropicModel:
+    api = "anthropic"
+
+    def __init__(self, api_key: str, model: str = DEFAULT_MODEL, base_url: str = DEFAULT_BASE_URL,
+                 *, max_tokens: int = 1024, http: HttpSettings = HttpSettings()) -> None:
+        self.name = f"anthropic:{model}"
+        self.model = model
+        self.max_tokens = max_tokens
+        self.http = http
+        self.endpoint = Endpoint(base_url.rstrip("/") + "/v1/messages",
+                                 {"x-api-key": api_key, "anthropic-version": API_VERSION},
+                                 "Anthropic API", "ANTHROPIC_API_KEY", model)
+
+    def request_body(self, system: str, tools: List[Json], messages: List[Message]) -> Dict[str, Any]:
+        return {"model": self.model, "max_tokens": self.max_tokens, "system": system,
+                "tools": tools, "messages": to_messages(messages)}
+
+    async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:
+        data = await post_json(self.endpoint, self.request_body(system, tools, messages), self.http)
+        return from_response(data)

@@ -146,13 +146,8 @@ class Server:
 
     def handle_line(self, line: bytes) -> Optional[Json]:
         """Answer one line from the client; None when no reply is due."""
-        try:
-            message = json.loads(line)
-        except ValueError as exc:
-            return error_reply(None, RpcError(PARSE_ERROR, "Parse error", str(exc)))
-        if not isinstance(message, dict):
-            return error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: not a JSON object"))
-        return self.handle_message(message)
+        message = parse_request(line)
+        return self.handle_message(message) if isinstance(message, dict) else message.reply
 
     def handle_message(self, message: Json) -> Optional[Json]:
         has_id = "id" in message
@@ -275,6 +270,23 @@ def argument_problem(schema: Json, arguments: Json) -> Optional[str]:
         if expected is not None and (not isinstance(value, expected) or wrong_bool):
             return f"argument '{key}' must be of type {spec['type']}"
     return None
+
+
+@dataclass
+class Unreadable:
+    """A line that is not a JSON object, with the error reply it earns."""
+
+    reply: Json
+
+
+def parse_request(line: bytes) -> "Json | Unreadable":
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error", str(exc))))
+    if not isinstance(message, dict):
+        return Unreadable(error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: not a JSON object")))
+    return message
 
 
 def error_reply(request_id: Any, error: RpcError) -> Json:

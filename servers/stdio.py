@@ -18,9 +18,10 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Dict, List, NoReturn, Optional, Set
+from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
 from servers.core import Json, Server
+from servers.legacy import LegacyFront
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage")
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
@@ -48,6 +49,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
         description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
         epilog="Every switch also reads an environment variable, named in its help.")
     env = os.environ.get
+    parser.add_argument("--era", choices=("current", "legacy"), default=env("MCP_LAB_ERA") or "current",
+                        help="current: MCP 2026-07-28 (default); legacy: only the 2025-11-25 "
+                             "initialize handshake (MCP_LAB_ERA)")
     parser.add_argument("--journal", default=env("MCP_LAB_JOURNAL"), metavar="FILE",
                         help="append every message in and out, with timestamps (MCP_LAB_JOURNAL)")
     parser.add_argument("--fail", choices=FAILURE_MODES, default=env("MCP_LAB_FAIL") or None,
@@ -73,8 +77,18 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     return options
 
 
+class Front(Protocol):
+    """What the shell needs from a server: a name and answers to lines."""
+
+    name: str
+
+    def handle_line(self, line: bytes) -> Optional[Json]: ...
+
+    def handle_message(self, message: Json) -> Optional[Json]: ...
+
+
 class StdioShell:
-    def __init__(self, server: Server, options: argparse.Namespace) -> None:
+    def __init__(self, server: Front, options: argparse.Namespace) -> None:
         self.server = server
         self.options = options
         self.journal = Journal(options.journal)
@@ -130,18 +144,22 @@ class StdioShell:
             return
         if self.options.fail == "never-answer":
             return
+        if message is not None and message.get("method") == "initialize":
+            self.answer(line, message)  # in order: nothing may overtake the handshake
+            return
         worker = threading.Thread(target=self.answer, args=(line, message), daemon=True)
         self._workers.append(worker)
         worker.start()
 
     def serve(self) -> int:
-        self.journal.record("start", pid=os.getpid(), server=self.server.name,
+        self.journal.record("start", pid=os.getpid(), server=self.server.name, era=self.options.era,
                             fail=self.options.fail, argv=sys.argv[1:])
         if self.options.fail == "exit-at-start":
             self.log("failing on purpose (--fail exit-at-start): cannot open the ticket database")
             self.journal.record("exit", status=3)
             return 3
-        self.log(f"ready, speaking MCP 2026-07-28 over stdio (pid {os.getpid()})")
+        era = "2025-11-25 (legacy handshake)" if self.options.era == "legacy" else "2026-07-28"
+        self.log(f"ready, speaking MCP {era} over stdio (pid {os.getpid()})")
         stdin = sys.stdin.buffer
         while True:
             line = stdin.readline()
@@ -161,7 +179,8 @@ class StdioShell:
 
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
-    status = StdioShell(server, options).serve()
+    front: Front = LegacyFront(server) if options.era == "legacy" else server
+    status = StdioShell(front, options).serve()
     sys.stdout.flush()
     # Daemon threads may still sleep on a simulated latency; nothing they
     # could write is wanted after stdin closed, so leave at once.

@@ -21,11 +21,12 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
-from .discovery import ServerInfo, discover, list_all_tools
+from .discovery import PROBE_TIMEOUT, ServerInfo, discover, list_all_tools
 from .failures import error_result, reason
 from .jsonrpc import Json
 from .naming import model_tool_name
 from .stdio_client import DEFAULT_TIMEOUT, StdioClient
+from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors, make_entry, to_anthropic_tool, to_openai_tool
 
 DISCOVERY_TIMEOUT = 10.0
@@ -87,7 +88,7 @@ class Aggregator:
         self._clients.append(client)  # from here on, aclose() will end it
         try:
             await client.start(self._task_group)
-            info = await discover(client)
+            info = await discover(client, probe_timeout=min(self.request_timeout, PROBE_TIMEOUT))
             tools = await list_all_tools(client)
         except BaseException:
             await client.aclose()
@@ -129,7 +130,10 @@ class Aggregator:
                     dropped.append(f"{spec.alias}/{tool['name']}: model name {name!r} is already "
                                    f"taken by {holder.alias}/{holder.original_name}")
                     continue
-                entries[name] = make_entry(spec.alias, tool, name)
+                try:
+                    entries[name] = make_entry(spec.alias, tool, name)
+                except ValueError as exc:  # a schema no model API (or validator) could use
+                    dropped.append(f"{spec.alias}/{tool['name']}: {exc}")
         self.connections = found
         self.offline = {spec.alias: offline[spec.alias]
                         for spec in self.config.servers if spec.alias in offline}
@@ -171,9 +175,7 @@ class Aggregator:
         if problem is not None:
             return error_result(f"Invalid arguments for {model_name}: {problem}. "
                                 "Nothing was sent to the server; fix the arguments and try again.")
-        # The original name goes out; the model-facing one never leaves the client.
-        return await connection.client.request(
-            "tools/call", {"name": entry.original_name, "arguments": arguments})
+        return await call_tool(connection.client, entry, arguments)
 
     def _unknown(self, model_name: str) -> str:
         for alias, why in self.offline.items():

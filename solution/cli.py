@@ -42,6 +42,9 @@ def shorten(text: str, limit: int = 160) -> str:
 
 def table_json(tools: Aggregator) -> Dict[str, Any]:
     return {
+        "servers": {alias: {"era": c.info.era, "protocol_version": c.info.protocol_version,
+                            "name": c.info.name, "version": c.info.version}
+                    for alias, c in tools.connections.items()},
         "tools": [{"model_name": e.model_name, "alias": e.alias, "original_name": e.original_name,
                    "title": e.title, "annotations": e.annotations} for e in tools.entries.values()],
         "offline": tools.offline,
@@ -54,6 +57,12 @@ def print_table(tools: Aggregator) -> None:
     from rich.table import Table
 
     console = Console()
+    servers = Table(title="Servers")
+    for column in ("alias", "era", "protocol", "server says it is"):
+        servers.add_column(column)
+    for alias, c in tools.connections.items():
+        servers.add_row(alias, c.info.era, c.info.protocol_version, f"{c.info.name} {c.info.version}")
+    console.print(servers)
     table = Table(title="Tools the model sees")
     for column in ("model name", "alias", "original name", "title"):
         table.add_column(column, overflow="fold")

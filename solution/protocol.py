@@ -9,6 +9,10 @@ from .errors import ProtocolViolation
 Json = Dict[str, Any]
 
 PROTOCOL_VERSION = "2026-07-28"
+# The handshake era, for servers that predate 2026-07-28 (most of those running today).
+LEGACY_VERSION = "2025-11-25"
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+UNSUPPORTED_VERSION = -32022
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
@@ -32,15 +36,15 @@ def with_envelope(params: Optional[Json]) -> Json:
     return enveloped
 
 
-def complete_result(method: str, result: Any) -> Json:
+def complete_result(method: str, result: Any, *, allow_input_required: bool = False) -> Json:
     """Check a result's `resultType`: a missing one means complete.
 
-    `input_required` needs capabilities this client does not declare, and any
-    other value is unknown, so both are reported rather than guessed at.
+    `input_required` is only expected where the caller can answer it (a tool
+    call); any other value is unknown, and reported rather than guessed at.
     """
     if not isinstance(result, dict):
         raise ProtocolViolation(f"{method}: the result is not a JSON object")
     kind = result.get("resultType", "complete")
-    if kind != "complete":
-        raise ProtocolViolation(f"{method}: unsupported resultType {kind!r}")
-    return result
+    if kind == "complete" or (kind == "input_required" and allow_input_required):
+        return result
+    raise ProtocolViolation(f"{method}: unsupported resultType {kind!r}")

@@ -1,7 +1,12 @@
-"""Discovery: who a server is (`server/discover`) and every tool it offers.
+"""Discovery: which era a server speaks, who it is, and every tool it offers.
 
-Both functions take anything with an async `request(method, params)` method,
-so they are tested with a scripted fake instead of a process.
+`discover` follows the stdio rule for telling the eras apart: probe with
+`server/discover`; a result (or `-32022` naming only current versions) means
+the server speaks 2026-07-28; any other error, or silence, means an older
+server, which gets the `initialize` handshake on the same process.
+
+Both functions take anything shaped like the stdio client (`request`,
+`notify`, `era`), so they are tested with a scripted fake, not a process.
 """
 
 from __future__ import annotations
@@ -9,44 +14,89 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol
 
-from .errors import ProtocolViolation
+from .errors import McpError, ProtocolViolation, RequestTimeout
 from .jsonrpc import Json
-from .protocol import PROTOCOL_VERSION, SERVER_INFO_KEY
+from .protocol import (CLIENT_INFO, HANDSHAKE_VERSIONS, LEGACY_VERSION, PROTOCOL_VERSION,
+                       SERVER_INFO_KEY, UNSUPPORTED_VERSION)
 
 MAX_PAGES = 100  # a server that pages forever is a broken server
+PROBE_TIMEOUT = 5.0  # how long silence may last before a server counts as legacy
 
 
 class Requester(Protocol):
+    era: str
+
     async def request(self, method: str, params: Optional[Json] = None, *,
                       timeout: Optional[float] = None) -> Json: ...
+
+    async def notify(self, method: str, params: Optional[Json] = None) -> None: ...
 
 
 @dataclass
 class ServerInfo:
-    """What `server/discover` told us; identity is for display only."""
+    """What discovery found out; identity is for display only."""
 
     name: str
     version: str
     instructions: str = ""
     capabilities: Dict[str, Any] = field(default_factory=dict)
     supported_versions: List[str] = field(default_factory=list)
+    era: str = "current"  # "current" (2026-07-28) or "legacy" (the initialize handshake)
+    protocol_version: str = PROTOCOL_VERSION
 
 
-async def discover(server: Requester) -> ServerInfo:
-    result = await server.request("server/discover")
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _object(value: Any) -> Dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT) -> ServerInfo:
+    """Find the server's era and identity, doing the legacy handshake if needed."""
+    try:
+        result = await server.request("server/discover", timeout=probe_timeout)
+    except McpError as exc:
+        if exc.code == UNSUPPORTED_VERSION:
+            offered = _object(exc.data).get("supported")
+            if isinstance(offered, list) and any(v in HANDSHAKE_VERSIONS for v in offered):
+                return await handshake(server)
+            raise ProtocolViolation(f"no protocol version in common: the server speaks {offered!r}; "
+                                    f"this client speaks {PROTOCOL_VERSION} (or {LEGACY_VERSION} "
+                                    "by the initialize handshake)") from None
+        return await handshake(server)  # an older server refusing an unknown method, somehow
+    except RequestTimeout as exc:
+        try:
+            return await handshake(server)
+        except RequestTimeout:
+            raise RequestTimeout("server/discover or initialize", exc.timeout) from None
     versions = result.get("supportedVersions")
     if not isinstance(versions, list) or PROTOCOL_VERSION not in versions:
         raise ProtocolViolation(
             f"server does not support {PROTOCOL_VERSION} (it supports {versions!r})")
-    meta = result.get("_meta")
-    info = meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None
-    info = info if isinstance(info, dict) else {}
-    instructions = result.get("instructions")
-    capabilities = result.get("capabilities")
-    return ServerInfo(name=str(info.get("name", "")), version=str(info.get("version", "")),
-                      instructions=instructions if isinstance(instructions, str) else "",
-                      capabilities=capabilities if isinstance(capabilities, dict) else {},
+    info = _object(_object(result.get("_meta")).get(SERVER_INFO_KEY))
+    return ServerInfo(name=_text(info.get("name")), version=_text(info.get("version")),
+                      instructions=_text(result.get("instructions")),
+                      capabilities=_object(result.get("capabilities")),
                       supported_versions=[str(v) for v in versions])
+
+
+async def handshake(server: Requester) -> ServerInfo:
+    """The 2025-11-25 `initialize` handshake; afterwards requests carry no envelope."""
+    server.era = "legacy"
+    result = await server.request("initialize", {"protocolVersion": LEGACY_VERSION,
+                                                 "capabilities": {}, "clientInfo": CLIENT_INFO})
+    version = result.get("protocolVersion")
+    if version not in HANDSHAKE_VERSIONS:
+        raise ProtocolViolation(f"initialize: the server answered with protocol version {version!r}, "
+                                f"which this client does not speak ({', '.join(HANDSHAKE_VERSIONS)})")
+    await server.notify("notifications/initialized")
+    info = _object(result.get("serverInfo"))
+    return ServerInfo(name=_text(info.get("name")), version=_text(info.get("version")),
+                      instructions=_text(result.get("instructions")),
+                      capabilities=_object(result.get("capabilities")),
+                      supported_versions=[str(version)], era="legacy", protocol_version=str(version))
 
 
 async def list_all_tools(server: Requester, *, max_pages: int = MAX_PAGES) -> List[Json]:

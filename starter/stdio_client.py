@@ -42,6 +42,7 @@ class StdioClient:
         self.spec = spec
         self.alias = spec.alias
         self.request_timeout = request_timeout
+        self.era = "current"  # or "legacy" once discovery fell back to the handshake
         self.notification_handlers: Dict[str, NotificationHandler] = {}
         self.noise: Deque[bytes] = collections.deque(maxlen=5)  # last non-JSON stdout lines
         self._pending = PendingRequests()
@@ -81,15 +82,19 @@ class StdioClient:
     # -- requests --------------------------------------------------------------
 
     async def request(self, method: str, params: Optional[Json] = None, *,
-                      timeout: Optional[float] = None) -> Json:
+                      timeout: Optional[float] = None, allow_input_required: bool = False) -> Json:
         """Send one request and return its result; raise on error or timeout."""
         if self._gone is not None:
             raise ServerGone(self._gone)
         limit = self.request_timeout if timeout is None else timeout
         request_id, slot = self._pending.open(method)
+        message: Json = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if self.era == "current":
+            message["params"] = with_envelope(params)
+        elif params:
+            message["params"] = params  # the handshake era has no per-request envelope
         try:
-            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method,
-                              "params": with_envelope(params)})
+            await self._send(message)
             with anyio.move_on_after(limit):
                 await slot.done.wait()
             if not slot.done.is_set():
@@ -102,7 +107,7 @@ class StdioClient:
             self._pending.close(request_id)
         if slot.error is not None:
             raise slot.error
-        return complete_result(method, slot.result)
+        return complete_result(method, slot.result, allow_input_required=allow_input_required)
 
     async def notify(self, method: str, params: Optional[Json] = None) -> None:
         message: Json = {"jsonrpc": "2.0", "method": method}

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
 
 from .jsonrpc import Json
 
@@ -31,6 +33,7 @@ class ToolEntry:
     model_name: str
     tool: Json  # the MCP tool exactly as the server listed it
     validator: Validator = field(repr=False)
+    output_validator: Optional[Validator] = field(default=None, repr=False)
 
     @property
     def title(self) -> str:
@@ -61,11 +64,27 @@ class ToolEntry:
         return f"[from {self.alias}] {own}" if own else f"[from {self.alias}] {self.title}"
 
 
+def compile_schema(schema: Json, what: str) -> Validator:
+    """A validator for `schema`, in the JSON Schema draft its `$schema` names
+    (2020-12 when it names none). Raises ValueError for a broken schema."""
+    cls = validator_for(schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(f"its {what} is not a valid JSON Schema: {exc.message}") from None
+    validator: Validator = cls(schema)
+    return validator
+
+
 def make_entry(alias: str, tool: Json, model_name: str) -> ToolEntry:
-    """Build a registry entry, compiling its argument validator once, here."""
+    """Build a registry entry, compiling its validators once, here, never per call.
+    Raises ValueError when the tool's schemas cannot be used."""
     schema = tool.get("inputSchema")
-    validator = Draft202012Validator(schema if isinstance(schema, dict) else {"type": "object"})
-    return ToolEntry(alias, str(tool["name"]), model_name, tool, validator)
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        raise ValueError("its inputSchema is not an object schema")
+    output = tool.get("outputSchema")
+    return ToolEntry(alias, str(tool["name"]), model_name, tool, compile_schema(schema, "inputSchema"),
+                     compile_schema(output, "outputSchema") if isinstance(output, dict) else None)
 
 
 def to_anthropic_tool(entry: ToolEntry) -> Dict[str, Any]:
@@ -81,12 +100,17 @@ def to_openai_tool(entry: ToolEntry) -> Dict[str, Any]:
                          "parameters": entry.input_schema}}
 
 
-def argument_errors(entry: ToolEntry, arguments: Any) -> Optional[str]:
-    """Why `arguments` do not fit the tool's input schema, or None if they do."""
-    if not isinstance(arguments, dict):
-        return "arguments must be a JSON object"
-    error = next(iter(entry.validator.iter_errors(arguments)), None)
+def first_problem(validator: Validator, instance: Any) -> Optional[str]:
+    """The first way `instance` breaks the schema, saying where; None if it fits."""
+    error = next(iter(validator.iter_errors(instance)), None)
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path)
     return f"{error.message}" + (f" (at {where})" if where else "")
+
+
+def argument_errors(entry: ToolEntry, arguments: Any) -> Optional[str]:
+    """Why `arguments` do not fit the tool's input schema, or None if they do."""
+    if not isinstance(arguments, dict):
+        return "arguments must be a JSON object"
+    return first_problem(entry.validator, arguments)

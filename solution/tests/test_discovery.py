@@ -16,6 +16,10 @@ class Scripted:
     def __init__(self, pages: Dict[Optional[str], Dict[str, Any]]) -> None:
         self.pages = pages
         self.sent: List[Optional[str]] = []
+        self.era = "current"
+
+    async def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
+        pass
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None) -> Dict[str, Any]:

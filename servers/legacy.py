@@ -1,0 +1,74 @@
+"""The 2025-11-25 era in front of a fixture server (`--era legacy`).
+
+Most MCP servers running today still speak the `initialize` handshake. This
+front makes a fixture behave like one: nothing but `initialize` (and `ping`)
+is served before the handshake, requests carry no `_meta` envelope (one that
+does is refused, as the official SDK refuses it), and results carry no
+`resultType`, cache hints or identity stamp. The tools themselves, paging and
+cursors included, are the same as in the current era.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from servers.core import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, VERSION_KEY, Json,
+                          RpcError, Server, error_reply, parse_request)
+
+LEGACY_VERSION = "2025-11-25"
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+class LegacyFront:
+    """A stateful legacy session around a `Server` (one per process, as on stdio)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.name = server.name
+        self.initialized = False
+
+    def handle_line(self, line: bytes) -> Optional[Json]:
+        message = parse_request(line)
+        if isinstance(message, dict):
+            return self.handle_message(message)
+        return message.reply  # a line that is not a JSON object: same answer in both eras
+
+    def handle_message(self, message: Json) -> Optional[Json]:
+        method = message.get("method")
+        if "id" not in message or not isinstance(method, str):
+            return None  # notifications (initialized, cancelled) and stray responses
+        request_id = message["id"]
+        try:
+            return {"jsonrpc": "2.0", "id": request_id, "result": self.dispatch(method, message.get("params"))}
+        except RpcError as exc:
+            return error_reply(request_id, exc)
+
+    def dispatch(self, method: str, params: Any) -> Json:
+        params = params if isinstance(params, dict) else {}
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and VERSION_KEY in meta:
+            raise RpcError(INVALID_REQUEST, "This server speaks the 2025-11-25 handshake era; requests "
+                                            "carrying the 2026-07-28 envelope are not accepted")
+        if method == "initialize":
+            return self.initialize(params)
+        if method == "ping":
+            return {}
+        if not self.initialized:
+            if method == "server/discover":
+                raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+            raise RpcError(INVALID_PARAMS, "Server not initialized: send initialize first")
+        if method == "tools/list":
+            return self.server.list_tools(params)
+        if method == "tools/call":
+            return self.server.call_tool(params)
+        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+    def initialize(self, params: Json) -> Json:
+        requested = params.get("protocolVersion")
+        # Echo a version we speak; otherwise offer our newest, as the handshake says.
+        version = requested if requested in HANDSHAKE_VERSIONS else LEGACY_VERSION
+        self.initialized = True
+        return {"protocolVersion": version,
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": self.server.name, "version": self.server.version},
+                "instructions": self.server.instructions}

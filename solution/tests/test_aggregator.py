@@ -137,3 +137,13 @@ def test_model_tools_come_in_either_api_shape() -> None:
     tools._rebuild(found, {})
     shapes: List[Any] = [tools.model_tools()[0], tools.model_tools("openai")[0]]
     assert "input_schema" in shapes[0] and shapes[1]["function"]["parameters"] == {"type": "object"}
+
+
+def test_a_tool_with_an_unusable_schema_is_left_out_with_the_reason() -> None:
+    tools = Aggregator(config_of([ServerSpec("one", "x")]))
+    found = {"one": Connection("one", None, ServerInfo("one", "1"),  # type: ignore[arg-type]
+                               [{"name": "ok", "inputSchema": {"type": "object"}},
+                                {"name": "bad", "inputSchema": {"type": "array"}}])}
+    tools._rebuild(found, {})
+    assert list(tools.entries) == ["mcp__one__ok"]
+    assert tools.dropped == ["one/bad: its inputSchema is not an object schema"]

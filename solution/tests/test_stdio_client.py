@@ -164,3 +164,11 @@ async def test_close_is_bounded_and_idempotent(fixture: Any) -> None:
         with pytest.raises(ServerGone):
             await client.request("server/discover")
     assert not alive(notes.pid)
+
+
+@pytest.mark.anyio
+async def test_a_code_0_error_from_an_old_server_is_kept_as_it_came() -> None:
+    client = unstarted()
+    request_id, slot = client._pending.open("x")
+    client.on_line(f'{{"jsonrpc":"2.0","id":{request_id},"error":{{"code":0,"message":"raw crash"}}}}'.encode())
+    assert isinstance(slot.error, McpError) and (slot.error.code, slot.error.message) == (0, "raw crash")

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+import pytest
+
 from solution.translate import (argument_errors, make_entry, to_anthropic_tool,
                                 to_openai_tool)
 
@@ -52,3 +54,23 @@ def test_arguments_are_checked_against_the_input_schema() -> None:
     assert "ticket_id" in str(argument_errors(entry, {}))
     assert "is not of type 'string'" in str(argument_errors(entry, {"ticket_id": 5}))
     assert argument_errors(entry, ["not", "an", "object"]) == "arguments must be a JSON object"
+
+
+DRAFT7_TUPLE = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                "properties": {"pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}}}
+
+
+def test_arguments_are_checked_with_the_draft_the_schema_names() -> None:
+    entry = make_entry("s", {"name": "t", "inputSchema": DRAFT7_TUPLE}, "m")
+    assert argument_errors(entry, {"pair": ["a", 1]}) is None
+    assert "'b' is not of type 'integer' (at pair/1)" == argument_errors(entry, {"pair": ["a", "b"]})
+
+
+@pytest.mark.parametrize("schema, words", [
+    ({"type": "object", "properties": {"a": {"type": "no-such-type"}}}, "not a valid JSON Schema"),
+    ({"type": "string"}, "not an object schema"),
+    ("object", "not an object schema"),
+])
+def test_unusable_schemas_are_refused_with_a_reason(schema: object, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        make_entry("s", {"name": "t", "inputSchema": schema}, "m")

@@ -1,0 +1,68 @@
+"""A call's second half: input_required rounds and outputSchema checks."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from solution.tool_calls import call_tool
+from solution.translate import make_entry
+
+TOOL = {"name": "count", "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+ENTRY = make_entry("s", TOOL, "mcp__s__count")
+DONE = {"resultType": "complete", "content": [{"type": "text", "text": "3"}], "structuredContent": {"n": 3}}
+
+
+class Replies:
+    def __init__(self, *answers: Dict[str, Any]) -> None:
+        self.answers = list(answers)
+        self.sent: List[Dict[str, Any]] = []
+
+    async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
+                      timeout: Optional[float] = None, allow_input_required: bool = False) -> Dict[str, Any]:
+        self.sent.append(dict(params or {}))
+        return self.answers.pop(0)
+
+
+def text(result: Dict[str, Any]) -> str:
+    return str(result["content"][0]["text"])
+
+
+@pytest.mark.anyio
+async def test_a_state_only_round_is_echoed_once() -> None:
+    server = Replies({"resultType": "input_required", "requestState": "opaque-1"}, DONE)
+    assert await call_tool(server, ENTRY, {}) == DONE
+    assert server.sent[1] == {"name": "count", "arguments": {}, "requestState": "opaque-1"}
+
+
+@pytest.mark.anyio
+async def test_a_request_for_real_input_is_an_error_the_model_reads() -> None:
+    ask = {"resultType": "input_required", "requestState": "s",
+           "inputRequests": {"q": {"method": "elicitation/create", "params": {}}}}
+    result = await call_tool(Replies(ask), ENTRY, {})
+    assert result["isError"] and "elicitation/create" in text(result) and "cannot give" in text(result)
+
+
+@pytest.mark.anyio
+async def test_a_second_round_is_not_answered() -> None:
+    again = {"resultType": "input_required", "requestState": "s"}
+    result = await call_tool(Replies(again, again), ENTRY, {})
+    assert result["isError"] and "again" in text(result)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("structured, words", [({"n": "three"}, "'three' is not of type 'integer' (at n)"),
+                                               ({}, "'n' is a required property")])
+async def test_structured_output_that_breaks_the_schema_becomes_an_error(structured: Any, words: str) -> None:
+    result = await call_tool(Replies(dict(DONE, structuredContent=structured)), ENTRY, {})
+    assert result["isError"] and words in text(result) and "The server's text was: 3" in text(result)
+
+
+@pytest.mark.anyio
+async def test_missing_structured_output_is_an_error_but_an_iserror_result_passes() -> None:
+    bare = {"content": [{"type": "text", "text": "3"}]}
+    assert "no structuredContent" in text(await call_tool(Replies(bare), ENTRY, {}))
+    failed = {"content": [{"type": "text", "text": "nope"}], "isError": True}
+    assert await call_tool(Replies(failed), ENTRY, {}) == failed

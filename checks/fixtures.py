@@ -117,11 +117,20 @@ class Lab:
 
 
 def process_exists(pid: int) -> bool:
-    """True while `pid` is running or is a zombie nobody reaped."""
+    """True while `pid` runs, or is a zombie that this process failed to reap.
+
+    A zombie whose parent is someone else is dead: its reaping is up to that
+    parent (in a container, often a PID 1 that never reaps), not the client.
+    """
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return True  # no /proc (macOS): kill(0) is all we know
+    state, parent = fields[0], int(fields[1])
+    return state != "Z" or parent == os.getpid()

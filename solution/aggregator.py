@@ -25,7 +25,7 @@ from .discovery import PROBE_TIMEOUT, ServerInfo, discover, list_all_tools
 from .failures import error_result, reason
 from .jsonrpc import Json
 from .naming import model_tool_name
-from .stdio_client import DEFAULT_TIMEOUT, StdioClient
+from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors, make_entry, to_anthropic_tool, to_openai_tool
 
@@ -44,8 +44,9 @@ class Connection:
 
 class Aggregator:
     def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
-                 discovery_timeout: float = DISCOVERY_TIMEOUT) -> None:
+                 discovery_timeout: float = DISCOVERY_TIMEOUT, close_grace: float = CLOSE_GRACE) -> None:
         self.config = config
+        self.close_grace = close_grace
         self.request_timeout = request_timeout
         self.discovery_timeout = discovery_timeout
         self.connections: Dict[str, Connection] = {}
@@ -84,7 +85,7 @@ class Aggregator:
         """Start one server, discover it and list all its tools."""
         if self._task_group is None:
             raise RuntimeError("use the Aggregator inside 'async with'")
-        client = StdioClient(spec, request_timeout=self.request_timeout)
+        client = StdioClient(spec, request_timeout=self.request_timeout, close_grace=self.close_grace)
         self._clients.append(client)  # from here on, aclose() will end it
         try:
             await client.start(self._task_group)

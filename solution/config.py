@@ -22,6 +22,8 @@ from .errors import ConfigError
 # which is the separator in `mcp__<alias>__<tool>`.
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SERVER_KEYS = {"command", "args", "env", "cwd"}
+# ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A `command` of python runs the client's own interpreter, so the default
 # config works in a virtual environment and where only `python3` exists.
 PYTHON_COMMANDS = {"python", "python3"}
@@ -65,6 +67,22 @@ def config_of(servers: Sequence[ServerSpec], source: str = "<memory>") -> Config
     return Config(tuple(servers), source)
 
 
+def expand(text: str, where: str, environ: Mapping[str, str]) -> str:
+    """Replace ${NAME} and ${NAME:-default}; a variable that is unset (and has
+    no default) is an error, since running with a blank would fail later and
+    less clearly."""
+    def value(match: "re.Match[str]") -> str:
+        name, default = match.group(1), match.group(2)
+        found = environ.get(name)
+        if found:
+            return found
+        if default is not None:
+            return default
+        raise ConfigError(f"{where}: ${{{name}}} is not set in the environment "
+                          f"(set it, or write ${{{name}:-default}})")
+    return VARIABLE.sub(value, text)
+
+
 def _reject_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     # json.loads keeps the last of two equal keys; for aliases that would
     # silently drop a server, so duplicates are refused instead.
@@ -76,7 +94,9 @@ def _reject_duplicates(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     return result
 
 
-def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] = None) -> Config:
+def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] = None,
+                 environ: Optional[Mapping[str, str]] = None) -> Config:
+    environ = os.environ if environ is None else environ
     try:
         document = json.loads(text, object_pairs_hook=_reject_duplicates)
     except ConfigError as exc:
@@ -104,6 +124,9 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         cwd = entry.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
             raise ConfigError(f"{where}: 'cwd' must be a string")
+        command = expand(command, f"{where} command", environ)
+        args = [expand(a, f"{where} args[{i}]", environ) for i, a in enumerate(args)]
+        env = {k: expand(v, f"{where} env {k}", environ) for k, v in env.items()}
         unknown = sorted(set(entry) - SERVER_KEYS)
         if unknown:
             warnings.append(f"{where}: ignoring unknown keys {', '.join(unknown)}")

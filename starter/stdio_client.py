@@ -14,12 +14,15 @@ fast call to the same server may come back in either order.
 from __future__ import annotations
 
 import collections
+import ctypes
 import os
 import signal
 import subprocess
-from typing import Callable, Deque, Dict, Optional
+import sys
+from typing import Any, Callable, Deque, Dict, List, Optional
 
 import anyio
+from anyio._core._eventloop import get_async_backend
 from anyio.abc import Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
@@ -38,8 +41,10 @@ NotificationHandler = Callable[[Json], None]
 
 
 class StdioClient:
-    def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT,
+                 close_grace: float = CLOSE_GRACE) -> None:
         self.spec = spec
+        self.close_grace = close_grace
         self.alias = spec.alias
         self.request_timeout = request_timeout
         self.era = "current"  # or "legacy" once discovery fell back to the handshake
@@ -52,6 +57,7 @@ class StdioClient:
         self._stderr_done = anyio.Event()
         self._reader_scope: Optional[anyio.CancelScope] = None
         self._gone: Optional[str] = None
+        self._broken = False
         self._closed = False
 
     # -- start ---------------------------------------------------------------
@@ -60,10 +66,7 @@ class StdioClient:
         """Launch the server; the reader runs in `task_group` until close."""
         argv = self.spec.argv()
         try:
-            self._process = await anyio.open_process(
-                argv, cwd=self.spec.cwd, env={**os.environ, **self.spec.env},
-                # Its own process group, so close can end any children too.
-                start_new_session=IS_POSIX)
+            self._process = await spawn(argv, self.spec.cwd, {**os.environ, **self.spec.env})
         except FileNotFoundError:
             raise ServerGone(f"server '{self.alias}': command not found: {argv[0]!r}") from None
         except PermissionError:
@@ -177,6 +180,7 @@ class StdioClient:
             reason = "closed its output"
         except anyio.DelimiterNotFound:
             reason = f"sent a line longer than {MAX_LINE_BYTES} bytes"
+            self._broken = True  # its stream is unreadable from here on: no polite close
         await self._went_away(reason)
 
     async def _drain_stderr(self) -> None:
@@ -223,9 +227,9 @@ class StdioClient:
                     await process.stdin.aclose()
                 except (OSError, anyio.BrokenResourceError):
                     pass
-            if not await _exited(process, CLOSE_GRACE):
+            if not await _exited(process, 0.0 if self._broken else self.close_grace):
                 _signal_group(process, signal.SIGTERM)
-                if not await _exited(process, CLOSE_GRACE):
+                if not await _exited(process, 0.0 if self._broken else self.close_grace):
                     _signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
                     await _exited(process, CLOSE_GRACE)
             if self._reader_scope is not None:
@@ -233,6 +237,40 @@ class StdioClient:
             if IS_POSIX:  # children left in the group outlive nothing
                 _signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
             self._pending.fail_all(ServerGone(f"server '{self.alias}' was closed"))
+            with anyio.move_on_after(self.close_grace):
+                await process.aclose()  # the pipes' transports, released on this loop
+
+
+def _die_with_parent() -> Optional[Callable[[], None]]:
+    """On Linux, a hook that makes the child get SIGKILL when this process dies,
+    however it dies (even SIGKILL, when no close code can run)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here, not in the child
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig, kill = 1, int(signal.SIGKILL)
+
+    def hook() -> None:
+        prctl(pr_set_pdeathsig, kill)
+    return hook
+
+
+_DIE_WITH_PARENT = _die_with_parent()
+
+
+async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Process:
+    """Start the server with pipes, in its own process group (so close can end
+    its children too) and, on Linux, bound to live no longer than us."""
+    options: Dict[str, Any] = {"cwd": cwd, "env": env, "start_new_session": IS_POSIX}
+    if _DIE_WITH_PARENT is not None:
+        options["preexec_fn"] = _DIE_WITH_PARENT
+    # anyio.open_process does not forward preexec_fn; its backend passes any
+    # Popen option through, so the process is started there.
+    backend = get_async_backend()
+    return await backend.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, **options)
 
 
 async def _exited(process: Process, within: float) -> bool:

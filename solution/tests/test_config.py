@@ -69,3 +69,18 @@ def test_configs_built_in_code_follow_the_same_rules() -> None:
         config_of([ServerSpec("a", "x"), ServerSpec("a", "y")])
     with pytest.raises(ConfigError, match="invalid"):
         config_of([ServerSpec("a b", "x")])
+
+
+def test_variables_expand_in_command_args_and_env() -> None:
+    text = json.dumps({"mcpServers": {"s": {"command": "${TOOL_HOME}/bin/srv",
+                                            "args": ["--db", "${DB:-notes.db}", "x${EMPTY:-y}z"],
+                                            "env": {"TOKEN": "${SECRET}"}}}})
+    (spec,) = parse_config(text, environ={"TOOL_HOME": "/opt/t", "SECRET": "s3", "EMPTY": ""}).servers
+    assert (spec.command, spec.args, dict(spec.env)) == ("/opt/t/bin/srv", ("--db", "notes.db", "xyz"),
+                                                         {"TOKEN": "s3"})
+
+
+def test_an_unset_variable_is_named_with_where_it_was_used() -> None:
+    text = json.dumps({"mcpServers": {"s": {"command": "x", "args": ["${MISSING}"]}}})
+    with pytest.raises(ConfigError, match=r"server 's' args\[0\]: \$\{MISSING\} is not set"):
+        parse_config(text, environ={})

@@ -1,0 +1,159 @@
+"""A server that breaks the rules on purpose, one way per `--scenario`.
+
+The fault suite (`python -m checks.faults`, and the tests beside it) puts this
+next to a healthy fixture server and checks that the client survives, says
+what went wrong, and leaves no process behind. Standard library only.
+
+Scenarios: die-mid-call, noise, huge-reply, stderr-flood, close-stdout,
+ignore-eof, spawn-child, same-cursor, endless-pages, many-tools, odd-tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any, List, Optional
+
+if __package__ in (None, ""):  # run as a file path: make `servers` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from servers.core import Json, RpcError, Server, check_envelope, error_reply  # noqa: E402
+from servers.stdio import Journal  # noqa: E402
+
+SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",
+             "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools")
+OBJECT = {"type": "object"}
+# Names legal in MCP's loose sense or not at all; the client must cope with each.
+ODD_TOOLS: List[Json] = [
+    {"name": "no schema at all"},
+    {"name": "string_schema", "inputSchema": {"type": "string"}},
+    {"name": "twice", "inputSchema": OBJECT, "description": "first of two"},
+    {"name": "twice", "inputSchema": OBJECT, "description": "second of two"},
+    {"name": "with space", "inputSchema": OBJECT},
+    {"name": "naïve_ünïcode", "inputSchema": OBJECT},
+    {"name": "n" * 200, "inputSchema": OBJECT},
+]
+
+
+def tools_for(scenario: str) -> List[Json]:
+    if scenario == "many-tools":
+        return [{"name": f"tool_{i:05d}", "description": f"Tool number {i}", "inputSchema": OBJECT}
+                for i in range(10_000)]
+    if scenario == "odd-tools":
+        return ODD_TOOLS
+    return [{"name": "echo", "description": "Echo the text back",
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+
+
+class Misbehaving:
+    def __init__(self, scenario: str, journal: Journal, size_mb: float) -> None:
+        self.scenario = scenario
+        self.journal = journal
+        self.size = int(size_mb * 1024 * 1024)
+        self.tools = tools_for(scenario)
+        self.base = Server("misbehave", "0.1", f"Misbehaving on purpose: {scenario}", [])
+        self.flooded = False
+
+    def write(self, message: Any) -> None:
+        data = message if isinstance(message, bytes) else json.dumps(message).encode()
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.buffer.flush()
+
+    def tools_page(self, params: Json) -> Json:
+        if self.scenario == "same-cursor":
+            return {"tools": [], "nextCursor": "again"}
+        if self.scenario == "endless-pages":
+            return {"tools": [], "nextCursor": str(int(params.get("cursor") or 0) + 1)}
+        start = int(params.get("cursor") or 0)
+        page = 1000 if self.scenario == "many-tools" else len(self.tools)
+        result: Json = {"tools": self.tools[start:start + page]}
+        if start + page < len(self.tools):
+            result["nextCursor"] = str(start + page)
+        return result
+
+    def call(self, params: Json) -> Json:
+        name = params.get("name")
+        if self.scenario == "die-mid-call":
+            sys.stderr.write("misbehave: crashing in the middle of a call\n")
+            sys.stderr.flush()
+            self.journal.record("exit", status=7)
+            os._exit(7)
+        text = "x" * self.size if self.scenario == "huge-reply" else f"called {name}"
+        return {"content": [{"type": "text", "text": text}], "isError": False}
+
+    def answer(self, message: Json) -> Json:
+        method, params = message.get("method"), message.get("params")
+        try:
+            if method in ("tools/list", "tools/call"):
+                check_envelope(params)
+                assert isinstance(params, dict)
+                result = self.tools_page(params) if method == "tools/list" else self.call(params)
+            else:
+                reply = self.base.handle_message(message)
+                assert reply is not None
+                return reply
+        except RpcError as exc:
+            return error_reply(message.get("id"), exc)
+        result["resultType"] = "complete"
+        return {"jsonrpc": "2.0", "id": message.get("id"), "result": result}
+
+    def reply(self, message: Json) -> None:
+        if self.scenario == "stderr-flood" and not self.flooded:
+            self.flooded = True  # far past any pipe buffer: only a drained stderr lets us go on
+            chunk = b"e" * 65536 + b"\n"
+            for _ in range(self.size // len(chunk)):
+                sys.stderr.buffer.write(chunk)
+            sys.stderr.flush()
+        answer = self.answer(message)
+        if self.scenario == "noise":
+            for junk in (b"not json at all", b"[1, 2, 3]", b'"a string"',
+                         {"jsonrpc": "2.0", "id": 987654, "result": {}},
+                         {"jsonrpc": "2.0", "result": {"no": "id"}},
+                         {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}):
+                self.write(junk)
+        self.journal.record("out", msg={"id": answer.get("id")})
+        self.write(answer)
+        if self.scenario == "noise":
+            self.write(answer)  # the same reply twice
+
+    def serve(self) -> int:
+        self.journal.record("start", pid=os.getpid(), server="misbehave", scenario=self.scenario)
+        if self.scenario == "close-stdout":
+            os.close(1)  # and keep running until stdin closes
+        if self.scenario == "ignore-eof":
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if self.scenario == "spawn-child":
+            child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+            self.journal.record("child", pid=child.pid)
+        for line in sys.stdin.buffer:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and "id" in message and "method" in message:
+                self.journal.record("in", msg=message)
+                if self.scenario != "close-stdout":
+                    self.reply(message)
+        self.journal.record("eof")
+        while self.scenario == "ignore-eof":
+            time.sleep(3600)  # deaf to EOF and SIGTERM: only SIGKILL ends this
+        return 0
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m servers.misbehave", description=__doc__)
+    parser.add_argument("--scenario", choices=SCENARIOS, required=True)
+    parser.add_argument("--journal", metavar="FILE")
+    parser.add_argument("--size-mb", type=float, default=10.0, help="for huge-reply and stderr-flood")
+    options = parser.parse_args(argv)
+    status = Misbehaving(options.scenario, Journal(options.journal), options.size_mb).serve()
+    sys.exit(status)
+
+
+if __name__ == "__main__":
+    main()

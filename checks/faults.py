@@ -24,7 +24,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 import anyio
 
-from checks.fixtures import process_exists
+from checks.fixtures import process_exists, still_running
 from checks.target import ROOT
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of, parse_config
@@ -279,9 +279,7 @@ async def client_killed(lab: FaultLab) -> str:
         client.send_signal(signal.SIGKILL)
         client.wait(5)
         began = time.monotonic()
-        while any(process_exists(p) for p in pids) and time.monotonic() - began < 5:
-            await anyio.sleep(0.02)  # the kernel ends them; watch the table until then
-        left = [p for p in pids if process_exists(p)]
+        left = await anyio.to_thread.run_sync(still_running, pids, 5.0)
         assert not left, f"servers outlived the killed client: {left}"
         return f"client SIGKILLed; its {len(pids)} servers were gone {time.monotonic() - began:.2f} s later"
     finally:
@@ -372,7 +370,7 @@ def run_scenario(scenario: Scenario) -> Outcome:
             account = f"did not hold: {exc}"
         except Exception as exc:  # the client raised where it should have reported
             account = f"raised {type(exc).__name__}: {exc}"
-        left = [p for p in lab.pids() if process_exists(p)]
+        left = still_running(lab.pids())
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -82,25 +83,22 @@ class Lab:
         self.directory = Path(self._dir.name)
         self.journals: List[Journal] = []
 
-    def server(self, server: str, alias: Optional[str] = None, *extra: str) -> Any:
+    def server(self, server: str, alias: Optional[str] = None, *extra: str,
+               timeout: Optional[float] = None) -> Any:
         """A `ServerSpec` of the target for the fixture `server`, journalled."""
         alias = alias or server
         path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
         self.journals.append(Journal(alias, path))
         args = (str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
-        return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT))
+        return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout)
 
     def journal(self, alias: str) -> Journal:
         return [j for j in self.journals if j.alias == alias][-1]
 
     def survivors(self) -> List[str]:
         """Fixture processes of this item still running (or never reaped)."""
-        left = []
-        for journal in self.journals:
-            pid = journal.pid
-            if pid is not None and process_exists(pid):
-                left.append(f"{journal.alias} (pid {pid})")
-        return left
+        pids = {j.pid: j.alias for j in self.journals if j.pid is not None}
+        return [f"{pids[pid]} (pid {pid})" for pid in still_running(list(pids))]
 
     def kill_survivors(self) -> None:
         for journal in self.journals:
@@ -134,3 +132,18 @@ def process_exists(pid: int) -> bool:
         return True  # no /proc (macOS): kill(0) is all we know
     state, parent = fields[0], int(fields[1])
     return state != "Z" or parent == os.getpid()
+
+
+def still_running(pids: List[int], within: float = 2.0) -> List[int]:
+    """The pids still running after waiting up to `within` seconds.
+
+    A process signalled with SIGKILL is not gone the instant the signal is
+    sent (on a busy machine it must first be scheduled), so the process table
+    is watched until it settles or the deadline passes.
+    """
+    deadline = time.monotonic() + within
+    left = [p for p in pids if process_exists(p)]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.01)
+        left = [p for p in left if process_exists(p)]
+    return left

@@ -25,6 +25,7 @@ from servers.legacy import LegacyFront
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage")
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
+HOLD_LIMIT = 5.0  # a held reply goes out after this even if no other reply does
 
 
 class Journal:
@@ -62,6 +63,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--latency", action="append", default=[], metavar="TOOL=S",
                         help="make calls to TOOL take S seconds; repeatable "
                              "(MCP_LAB_LATENCY, comma-separated)")
+    parser.add_argument("--hold", action="append", default=[], metavar="TOOL",
+                        help="hold each reply to a call of TOOL until another reply has gone out "
+                             "(at most 5 s), so replies come back out of order; repeatable")
     options = parser.parse_args(argv)
     pairs = list(options.latency) + [p for p in (env("MCP_LAB_LATENCY") or "").split(",") if p]
     latency: Dict[str, float] = {}
@@ -96,6 +100,7 @@ class StdioShell:
         self._cancelled: Set[Any] = set()
         self._out = sys.stdout.buffer
         self._workers: List[threading.Thread] = []
+        self._other_reply = threading.Event()
 
     def log(self, text: str) -> None:
         sys.stderr.write(f"[{self.server.name}] {text}\n")
@@ -109,6 +114,7 @@ class StdioShell:
             self.journal.record("out", msg=message)
             self._out.write(data)
             self._out.flush()
+            self._other_reply.set()
 
     def answer(self, line: bytes, message: Optional[Json]) -> None:
         """Work out and send the reply to one line (runs on its own thread)."""
@@ -119,6 +125,10 @@ class StdioShell:
                 delay += self.options.latency.get(str(params.get("name")), 0.0)
         if delay > 0:
             time.sleep(delay)  # simulated work: this *is* the latency under test
+        if message is not None and message.get("method") == "tools/call" and \
+                (message.get("params") or {}).get("name") in self.options.hold:
+            self._other_reply.clear()
+            self._other_reply.wait(HOLD_LIMIT)  # until some other reply has been written
         reply = self.server.handle_line(line) if message is None else self.server.handle_message(message)
         if reply is None:
             return

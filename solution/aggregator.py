@@ -85,11 +85,12 @@ class Aggregator:
         """Start one server, discover it and list all its tools."""
         if self._task_group is None:
             raise RuntimeError("use the Aggregator inside 'async with'")
-        client = StdioClient(spec, request_timeout=self.request_timeout, close_grace=self.close_grace)
+        timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
+        client = StdioClient(spec, request_timeout=timeout, close_grace=self.close_grace)
         self._clients.append(client)  # from here on, aclose() will end it
         try:
             await client.start(self._task_group)
-            info = await discover(client, probe_timeout=min(self.request_timeout, PROBE_TIMEOUT))
+            info = await discover(client, probe_timeout=min(timeout, PROBE_TIMEOUT))
             tools = await list_all_tools(client)
         except BaseException:
             await client.aclose()

@@ -21,7 +21,7 @@ from .errors import ConfigError
 # Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
 # which is the separator in `mcp__<alias>__<tool>`.
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-SERVER_KEYS = {"command", "args", "env", "cwd"}
+SERVER_KEYS = {"command", "args", "env", "cwd", "timeout"}
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A `command` of python runs the client's own interpreter, so the default
@@ -36,6 +36,7 @@ class ServerSpec:
     args: Tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: Optional[str] = None
+    timeout: Optional[float] = None  # seconds per request; None: the client's default
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -127,13 +128,18 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         command = expand(command, f"{where} command", environ)
         args = [expand(a, f"{where} args[{i}]", environ) for i, a in enumerate(args)]
         env = {k: expand(v, f"{where} env {k}", environ) for k, v in env.items()}
+        timeout = entry.get("timeout")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or timeout <= 0):
+            raise ConfigError(f"{where}: 'timeout' must be a number of seconds above 0")
         unknown = sorted(set(entry) - SERVER_KEYS)
         if unknown:
             warnings.append(f"{where}: ignoring unknown keys {', '.join(unknown)}")
         # Relative paths in a config mean "relative to the config file".
         base = base_dir or Path.cwd()
         servers.append(ServerSpec(alias, command, tuple(args), dict(env),
-                                  str(base / cwd) if cwd else str(base)))
+                                  str(base / cwd) if cwd else str(base),
+                                  float(timeout) if timeout is not None else None))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     return Config(tuple(servers), source, tuple(warnings))

@@ -57,6 +57,7 @@ class StdioClient:
         self._stderr_done = anyio.Event()
         self._reader_scope: Optional[anyio.CancelScope] = None
         self._gone: Optional[str] = None
+        self._gone_event = anyio.Event()
         self._broken = False
         self._closed = False
 
@@ -134,6 +135,10 @@ class StdioClient:
             async with self._write_lock:
                 await self._process.stdin.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            # The pipe broke because the server is gone; the reader is about to
+            # say how (exit status, stderr). Wait for that, briefly.
+            with anyio.move_on_after(1.0):
+                await self._gone_event.wait()
             raise ServerGone(self._gone or f"server '{self.alias}' stopped reading its input") from None
 
     # -- reading ---------------------------------------------------------------
@@ -210,6 +215,7 @@ class StdioClient:
         if tail:
             detail += f"; stderr: {tail[-300:]}"
         self._gone = detail
+        self._gone_event.set()
         self._pending.fail_all(ServerGone(detail))
 
     # -- close -----------------------------------------------------------------

@@ -111,3 +111,11 @@ def test_help_documents_the_switches() -> None:
     done = run_server("notes", [], "--help")
     for switch in (b"--journal", b"--fail", b"--delay", b"--latency", b"MCP_LAB_JOURNAL"):
         assert switch in done.stdout
+
+
+def test_hold_makes_a_call_wait_for_another_reply() -> None:
+    done = run_server("notes", [
+        line(request(1, "tools/call", name="read_note", arguments={"id": "n-1"})),
+        line(request(2, "server/discover")),
+    ], "--hold", "read_note")
+    assert [r["id"] for r in replies(done.stdout)] == [2, 1]

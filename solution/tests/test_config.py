@@ -84,3 +84,11 @@ def test_an_unset_variable_is_named_with_where_it_was_used() -> None:
     text = json.dumps({"mcpServers": {"s": {"command": "x", "args": ["${MISSING}"]}}})
     with pytest.raises(ConfigError, match=r"server 's' args\[0\]: \$\{MISSING\} is not set"):
         parse_config(text, environ={})
+
+
+def test_a_server_may_set_its_own_timeout() -> None:
+    (spec,) = parse_config('{"mcpServers": {"s": {"command": "x", "timeout": 2.5}}}').servers
+    assert spec.timeout == 2.5
+    for bad in ('"2"', "0", "-1", "true"):
+        with pytest.raises(ConfigError, match="'timeout' must be a number"):
+            parse_config('{"mcpServers": {"s": {"command": "x", "timeout": %s}}}' % bad)

@@ -1,8 +1,11 @@
-"""`python -m checks [--target starter|solution|DIR] [--json]`: the nine items.
+"""`python -m checks`: the nine items, streamed as they are judged.
 
-Exit status: 0 when every item passes, 1 when any fails, 2 when the harness
-could not judge (bad arguments, a package that does not import, a fixture
-that would not start).
+    python -m checks [ITEM ...] [--only 3,5] [--target starter|solution|DIR]
+                     [--json] [--trace] [--watch] [--hint N [--all]]
+
+Exit status: 0 when every selected item passes, 1 when any fails, 2 when the
+harness could not judge (bad arguments, a package that does not import, a
+fixture that would not start).
 """
 
 from __future__ import annotations
@@ -13,14 +16,23 @@ import os
 import sys
 import textwrap
 import time
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
-from checks.harness import Verdict, run_items
+from checks.harness import Item, Verdict, Where, run_items
+from checks.hints import HINTS, next_hints
 from checks.items import ITEMS
+from checks.style import Style
 from checks.target import TargetError, load_target
 
 WIDTH = 96
 TITLE_WIDTH = 9 + max(len(item.title) for item in ITEMS)
+FAILED_TRACE_LINES = 12
+MEANING = {0: "all passed", 1: "some items failed", 2: "the harness could not judge"}
+NEXT_STEPS = """\
+All nine pass. Next:
+  QUESTION="Read note n-2" python -m {package}     the agent loop, end to end
+  python -m {package} tools                        the table the model sees
+  labs/GUIDE.md, section 10                         three interview questions"""
 
 
 def exit_status(verdicts: List[Verdict]) -> int:
@@ -29,57 +41,148 @@ def exit_status(verdicts: List[Verdict]) -> int:
     return 0 if all(v.status == "pass" for v in verdicts) else 1
 
 
-def render(verdict: Verdict) -> str:
-    word = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[verdict.status]
+def verdict_from_json(data: Dict[str, Any]) -> Verdict:
+    where = data.get("where")
+    return Verdict(int(data["number"]), str(data["id"]), str(data["title"]), str(data["status"]),
+                   float(data["duration"]), str(data["message"]),
+                   Where(**where) if isinstance(where, dict) else None, trace=list(data.get("trace", [])))
+
+
+def render(verdict: Verdict, style: Style, full_trace: bool = False) -> str:
+    word, colour = {"pass": ("PASS", "green"), "fail": ("FAIL", "red"),
+                    "error": ("ERROR", "yellow")}[verdict.status]
     head = f"{verdict.number:>2} {word:<5} {verdict.title}"
-    lines = [f"{head:<{TITLE_WIDTH}} {verdict.duration:5.2f} s"]
+    padded = f"{head:<{TITLE_WIDTH}} {verdict.duration:5.2f} s"
+    lines = [padded.replace(word, style.paint(word, colour, "bold"), 1)]
     if verdict.status != "pass":
         for line in verdict.message.splitlines():
-            label, sep, rest = line.partition(": ")
+            label, sep, _ = line.partition(": ")
             indent = " " * (9 + len(label) + 2) if sep and len(label) <= 8 else " " * 11
             lines.append(textwrap.fill(line, WIDTH, initial_indent=" " * 9,
                                        subsequent_indent=indent, break_on_hyphens=False))
         if verdict.where and verdict.where.exercise is None:
             lines.append(f"         look at: {verdict.where.file}, {verdict.where.function}")
+    shown = verdict.trace if full_trace else (verdict.trace[-FAILED_TRACE_LINES:]
+                                              if verdict.status != "pass" else [])
+    if shown:
+        more = len(verdict.trace) - len(shown)
+        lines.append(style.paint(f"         wire{f' (last {len(shown)} lines; --trace for all)' if more else ''}:",
+                                 "dim"))
+        lines += [style.paint(f"           {line}", "dim") for line in shown]
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def summary(verdicts: List[Verdict], seconds: float, style: Style) -> str:
+    passed = sum(v.status == "pass" for v in verdicts)
+    failed = sum(v.status == "fail" for v in verdicts)
+    errors = len(verdicts) - passed - failed
+    parts = [f"{passed}/{len(verdicts)} passed"]
+    if failed:
+        parts.append(style.paint(f"{failed} failed", "red"))
+    if errors:
+        parts.append(style.paint(f"{errors} not judged", "yellow"))
+    status = exit_status(verdicts)
+    return " · ".join(parts) + f" · {seconds:.1f} s · exit {status} ({MEANING[status]})"
+
+
+def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m checks",
                                      description="The MCP client lab's nine self-check items.")
+    parser.add_argument("items", nargs="*", type=int, metavar="ITEM", help="run only these items")
+    parser.add_argument("--only", default="", help="run only these items, e.g. 3,5")
     parser.add_argument("--target", default="starter",
                         help="starter (default), solution, or a client package directory")
     parser.add_argument("--json", action="store_true", help="print the verdicts as one JSON document")
+    parser.add_argument("--trace", action="store_true",
+                        help="show the wire conversation of every item (failing items always show its end)")
+    parser.add_argument("--watch", action="store_true", help="run again on every save under the target")
+    parser.add_argument("--hint", type=int, metavar="N", help="the next hint for item N")
+    parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
+    options = parser.parse_args(argv)
     try:
-        options = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse's own exit (2 for bad arguments, 0 for --help)
-        return int(exc.code or 0)
+        chosen = set(options.items) | {int(n) for n in options.only.replace(" ", "").split(",") if n}
+    except ValueError:
+        parser.error(f"--only wants item numbers like 3,5; got {options.only!r}")
+    known = {item.number for item in ITEMS}
+    if chosen - known or (options.hint is not None and options.hint not in HINTS):
+        parser.error(f"items are numbered 1 to {len(ITEMS)}")
+    options.chosen = chosen
+    return options
+
+
+def run(options: argparse.Namespace) -> int:
     began = time.perf_counter()
     try:
         target = load_target(options.target)
     except TargetError as exc:
         if options.json:
             print(json.dumps({"target": options.target, "status": "error", "message": str(exc),
-                              "items": []}, indent=2))
+                              "exit_status": 2, "items": []}, indent=2))
         else:
             print(f"cannot judge: {exc}", file=sys.stderr)
         return 2
+    items: List[Item] = [i for i in ITEMS if not options.chosen or i.number in options.chosen]
     note = str(target.models.choose_model()[1])
+    style = Style(sys.stdout)
+    live = style.live and not options.json
+
+    def tick(item: Item, elapsed: float, limit: float) -> None:
+        doing = f"waiting on {item.waits}" if item.waits else item.title
+        text = f"{item.number:>2} ....  {elapsed:4.1f} s (gives up at {limit:g} s)  {doing}"
+        sys.stdout.write("\r" + text[:WIDTH].ljust(WIDTH))
+        sys.stdout.flush()
+
+    def show(verdict: Verdict) -> None:
+        if live:
+            sys.stdout.write("\r" + " " * WIDTH + "\r")
+        print(render(verdict, style, options.trace), flush=True)
+
     if not options.json:
         print(f"MCP client lab · checking {target.display_path('')} · {note}", flush=True)
-    verdicts = run_items(ITEMS, target,
-                         on_verdict=None if options.json else lambda v: print(render(v), flush=True))
+    verdicts = run_items(items, target, on_verdict=None if options.json else show,
+                         on_tick=tick if live else None)
     status = exit_status(verdicts)
-    passed = sum(v.status == "pass" for v in verdicts)
     if options.json:
-        print(json.dumps({"target": options.target, "model": note, "passed": passed,
-                          "total": len(verdicts), "exit_status": status,
-                          "items": [v.to_json() for v in verdicts]}, indent=2))
+        print(json.dumps({"target": options.target, "model": note,
+                          "passed": sum(v.status == "pass" for v in verdicts), "total": len(verdicts),
+                          "exit_status": status,
+                          "items": [v.to_json(with_trace=options.trace) for v in verdicts]}, indent=2))
     else:
-        failed = len(verdicts) - passed
-        summary = f"{passed}/{len(verdicts)} passed" + (f" · {failed} failed" if failed else "")
-        print(f"{summary} · {time.perf_counter() - began:.1f} s")
+        print(summary(verdicts, time.perf_counter() - began, style))
+        if status == 0 and len(verdicts) == len(ITEMS):
+            print(NEXT_STEPS.format(package=target.package if target.name in ("starter", "solution")
+                                    else "starter"))
     if any(v.hung for v in verdicts):
         sys.stdout.flush()
         os._exit(status)  # a blocked worker thread must not keep the runner alive
     return status
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        options = parse(argv)
+    except SystemExit as exc:  # argparse's own exit (2 for bad arguments, 0 for --help)
+        return int(exc.code or 0)
+    if options.hint is not None:
+        for line in next_hints(options.hint, options.all):
+            print(textwrap.fill(line, WIDTH, subsequent_indent="    "))
+        return 0
+    if options.watch:
+        from pathlib import Path
+
+        from checks.target import ROOT
+        from checks.watch import watch
+        directory = ROOT / options.target if options.target in ("starter", "solution") else Path(options.target)
+        style = Style(sys.stdout)
+        forwarded = [*(str(n) for n in sorted(options.chosen)), "--target", str(directory), "--trace"]
+
+        def show(report: Dict[str, Any]) -> None:
+            if report.get("message"):
+                print(f"cannot judge: {report['message']}")
+            verdicts = [verdict_from_json(i) for i in report.get("items", [])]
+            for verdict in verdicts:
+                print(render(verdict, style))
+            if verdicts:
+                print(summary(verdicts, sum(v.duration for v in verdicts), style))
+        return watch(directory, forwarded, show, sys.stdout, clear=style.live)
+    return run(options)

@@ -20,9 +20,11 @@ import anyio
 from checks.exercises import Exercise
 from checks.fixtures import Lab
 from checks.target import Target
+from checks.trace import trace_lines
 
 ITEM_LIMIT = 8.0  # seconds an item may take; the slowest needs about one
 BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
+TICK = 0.1  # how often a running item's progress may be shown
 
 
 class Fail(Exception):
@@ -50,10 +52,13 @@ class Verdict:
     message: str
     where: Optional[Where] = None
     hung: bool = field(default=False, repr=False)
+    trace: List[str] = field(default_factory=list, repr=False)  # the wire, from the journals
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self, with_trace: bool = False) -> Dict[str, Any]:
         data = asdict(self)
         data.pop("hung")
+        if not with_trace:
+            data.pop("trace")
         data["duration"] = round(self.duration, 3)
         return data
 
@@ -70,6 +75,7 @@ class Item:
     where_file: str
     where_function: str
     exercise: Optional[Exercise] = None
+    waits: str = ""  # what the item may wait on, shown while it runs
 
     def where(self, target: Target) -> Where:
         return Where(target.display_path(self.where_file), self.where_function,
@@ -142,7 +148,10 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
         traceback.format_exception_only(type(exc), exc)).strip())
 
 
-def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT) -> Verdict:
+Tick = Callable[["Item", float, float], None]
+
+
+def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None) -> Verdict:
     """Run one item on a worker thread; judge it within `limit` (+ grace) seconds."""
     outcome: Dict[str, Any] = {"limit": limit}
     lab = Lab(target)
@@ -160,24 +169,30 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT) -> Verdict:
     started = time.perf_counter()
     thread = threading.Thread(target=worker, name=f"item-{item.number}", daemon=True)
     thread.start()
-    thread.join(limit + BLOCKED_GRACE)
+    deadline = started + limit + BLOCKED_GRACE
+    while thread.is_alive() and time.perf_counter() < deadline:
+        thread.join(min(TICK, max(0.0, deadline - time.perf_counter())))
+        if thread.is_alive() and on_tick is not None:
+            on_tick(item, time.perf_counter() - started, limit)
     outcome["duration"] = time.perf_counter() - started
     if thread.is_alive():
         outcome["hung"] = True
     else:
         outcome["survivors"] = lab.survivors()
     lab.kill_survivors()
+    verdict = judge(item, target, outcome)
+    verdict.trace = trace_lines(lab.journals)
     if not thread.is_alive():
         lab.close()
-    return judge(item, target, outcome)
+    return verdict
 
 
 def run_items(items: List[Item], target: Target,
               on_verdict: Optional[Callable[[Verdict], None]] = None,
-              limit: float = ITEM_LIMIT) -> List[Verdict]:
+              limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None) -> List[Verdict]:
     verdicts = []
     for item in items:
-        verdict = run_item(item, target, limit)
+        verdict = run_item(item, target, limit, on_tick)
         if on_verdict is not None:
             on_verdict(verdict)
         verdicts.append(verdict)

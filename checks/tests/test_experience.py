@@ -1,0 +1,210 @@
+"""The runner as a learner meets it: in a terminal and in a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import queue
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import jsonschema
+import pytest
+
+from checks.exercises import regions, with_region
+from checks.fixtures import Journal
+from checks.hints import next_hints
+from checks.target import ROOT
+from checks.trace import trace_lines
+
+SCHEMA = json.loads((ROOT / "checks" / "report.schema.json").read_text())
+
+
+def env(**extra: str) -> Dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    return {**base, "MOCK": "1", **extra}
+
+
+def in_terminal(*args: str, **extra: str) -> Tuple[int, str]:
+    """Run the checks with a pseudo-terminal as stdout; return (status, output)."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "checks", *args], stdout=follower,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT, env=env(**extra))
+    os.close(follower)
+    chunks: List[bytes] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 1.0)
+        if ready:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:  # the other side closed: the run is over
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif process.poll() is not None:
+            break
+    os.close(leader)
+    return process.wait(10), b"".join(chunks).decode()
+
+
+def in_pipe(*args: str, **extra: str) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, "-m", "checks", *args], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env=env(**extra))
+
+
+def test_a_terminal_gets_colour_and_a_live_line_while_an_item_waits() -> None:
+    status, output = in_terminal("2", "4")
+    assert status == 1
+    assert "\x1b[" in output
+    assert re.search(r" 2 \.\.\.\.   0\.\d s \(gives up at 8 s\)  waiting on a request that may end only "
+                     r"at its 1 s timeout", output)
+
+
+def test_no_color_means_no_escape_codes_even_in_a_terminal() -> None:
+    status, output = in_terminal("4", NO_COLOR="1")
+    assert status == 0 and "\x1b" not in output and "PASS" in output
+
+
+def test_force_color_colours_a_pipe() -> None:
+    assert "\x1b[" in in_pipe("4", FORCE_COLOR="1").stdout
+
+
+def test_a_pipe_gets_plain_words_in_number_order_and_a_summary() -> None:
+    done = in_pipe()
+    assert done.returncode == 1 and "\x1b" not in done.stdout and "\r" not in done.stdout
+    numbered = [int(line.split()[0]) for line in done.stdout.splitlines() if re.match(r"^ ?\d \w", line)]
+    assert numbered == list(range(1, 10))
+    assert re.search(r"^4/9 passed · 5 failed · [\d.]+ s · exit 1 \(some items failed\)$", done.stdout, re.M)
+    assert "All nine pass" not in done.stdout
+
+
+def test_results_stream_as_they_are_judged() -> None:
+    process = subprocess.Popen([sys.executable, "-m", "checks", "1", "2"], stdout=subprocess.PIPE,
+                               text=True, cwd=ROOT, env=env())
+    assert process.stdout is not None
+    process.stdout.readline()  # the header
+    first = process.stdout.readline()
+    seen_at = time.monotonic()
+    rest = process.stdout.read()
+    finished_at = time.monotonic()
+    process.wait(30)
+    assert first.startswith(" 1 PASS") and " 2 FAIL" in rest
+    assert finished_at - seen_at > 0.8  # item 1 was shown while item 2 still waited on its timeout
+
+
+def test_exit_statuses_mean_pass_fail_and_could_not_judge(tmp_path: Path) -> None:
+    assert in_pipe("--target", "solution", "4").returncode == 0
+    assert in_pipe("2").returncode == 1
+    assert in_pipe("--target", str(tmp_path)).returncode == 2
+    assert in_pipe("12").returncode == 2
+
+
+def test_all_nine_green_says_what_to_do_next() -> None:
+    done = in_pipe("--target", "solution")
+    assert done.returncode == 0 and "All nine pass. Next:" in done.stdout
+    assert 'QUESTION="Read note n-2" python -m solution' in done.stdout
+
+
+def test_json_report_follows_the_schema_in_the_repo(tmp_path: Path) -> None:
+    for args in (["--target", "solution"], [], ["3", "--trace"], ["--target", str(tmp_path)]):
+        report = json.loads(in_pipe(*args, "--json").stdout)
+        jsonschema.validate(report, SCHEMA)
+    traced = json.loads(in_pipe("3", "--trace", "--json").stdout)["items"][0]["trace"]
+    assert any("tools/list #1" in line for line in traced)
+
+
+def test_only_selects_items_by_list_or_by_position() -> None:
+    one = json.loads(in_pipe("--only", "3,5", "--json").stdout)
+    two = json.loads(in_pipe("3", "5", "--json").stdout)
+    assert [i["number"] for i in one["items"]] == [i["number"] for i in two["items"]] == [3, 5]
+
+
+def test_trace_shows_the_wire_for_passing_items_too() -> None:
+    done = in_pipe("--target", "solution", "5", "--trace")
+    assert "client -> tickets  tools/call #3 search" in done.stdout
+    assert "client -> notes    tools/call" in done.stdout
+
+
+def test_trace_lines_read_journals_in_time_order(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(json.dumps({"t": 1.0, "kind": "in", "msg": {"id": 1, "method": "tools/call",
+                                                           "params": {"name": "x", "arguments": {}, "_meta": {}}}})
+                 + "\n" + json.dumps({"t": 1.003, "kind": "out", "msg": {"id": 1, "error": {
+                     "code": -32601, "message": "Method not found"}}}) + "\n")
+    b.write_text(json.dumps({"t": 1.001, "kind": "in", "raw": "garbage"}) + "\n")
+    lines = trace_lines([Journal("a", a), Journal("b", b)])
+    assert lines == ["+    0.0 ms  client -> a        tools/call #1 x {}",
+                     "+    1.0 ms  client -> b        garbage (not JSON)",
+                     "+    3.0 ms  a        -> client #1 error -32601 Method not found"]
+    assert trace_lines([Journal("a", a)], limit=1)[0] == "(1 earlier lines; --trace shows all)"
+
+
+def test_hints_climb_a_ladder_and_remember_where_they_were(tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    rungs = [next_hints(3, state_file=state) for _ in range(4)]
+    assert [r[0][:13] for r in rungs] == ["hint 1/3 (nud", "hint 2/3 (con", "hint 3/3 (rea", "hint 3/3 (rea"]
+    assert "nextCursor" in rungs[1][0] and "labs/GUIDE.md" in rungs[2][0]
+    assert "last hint" in rungs[3][1]
+    assert json.loads(state.read_text()) == {"hints": {"3": 4}}
+    assert len(next_hints(8, show_all=True, state_file=state)) == 3
+
+
+def test_hint_all_on_the_command_line() -> None:
+    done = in_pipe("--hint", "2", "--all")
+    assert done.returncode == 0 and done.stdout.count("hint ") == 3 and "McpError.from_reply" in done.stdout
+
+
+def read_until(lines: "queue.Queue[Optional[str]]", words: str, within: float) -> List[str]:
+    seen: List[str] = []
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        seen.append(line)
+        if words in line:
+            return seen
+    raise AssertionError(f"{words!r} did not appear within {within} s; saw {seen[-8:]}")
+
+
+def test_watch_reruns_on_save_and_says_what_turned_green(tmp_path: Path) -> None:
+    copy = tmp_path / "mine"
+    shutil.copytree(ROOT / "starter", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    process = subprocess.Popen([sys.executable, "-m", "checks", "--watch", "--target", str(copy), "3"],
+                               stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env())
+    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+
+    def pump() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+        lines.put(None)
+    threading.Thread(target=pump, daemon=True).start()
+    try:
+        first = read_until(lines, "watching", 30)
+        assert any(" 3 FAIL" in line for line in first) and not any("\x1b" in line for line in first)
+        path = copy / "discovery.py"
+        solved = regions((ROOT / "solution" / "discovery.py").read_text())[2]
+        path.write_text(with_region(path.read_text(), 2, solved))
+        after = read_until(lines, "item 3 turned green", 30)
+        assert any(" 3 PASS" in line for line in after)
+        read_until(lines, "watching", 10)
+    finally:
+        process.send_signal(signal.SIGINT)
+        status = process.wait(10)
+    assert status == 0
+    assert "stopped watching" in "".join(read_until(lines, "stopped watching", 5))

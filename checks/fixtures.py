@@ -89,7 +89,9 @@ class Lab:
         alias = alias or server
         path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
         self.journals.append(Journal(alias, path))
-        args = (str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
+        # -S: the fixtures use the standard library only (a test holds them to
+        # it), so skipping site-packages start-up costs nothing and saves ~30 ms.
+        args = ("-S", str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
         return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout)
 
     def journal(self, alias: str) -> Journal:

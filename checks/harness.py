@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional
@@ -25,6 +27,7 @@ from checks.trace import trace_lines
 ITEM_LIMIT = 8.0  # seconds an item may take; the slowest needs about one
 BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
 TICK = 0.1  # how often a running item's progress may be shown
+PARALLEL = 3  # items judged at once: most of an item's time is spent waiting on servers
 
 
 class Fail(Exception):
@@ -189,11 +192,26 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
 
 def run_items(items: List[Item], target: Target,
               on_verdict: Optional[Callable[[Verdict], None]] = None,
-              limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None) -> List[Verdict]:
-    verdicts = []
-    for item in items:
-        verdict = run_item(item, target, limit, on_tick)
-        if on_verdict is not None:
-            on_verdict(verdict)
-        verdicts.append(verdict)
+              limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None,
+              parallel: int = PARALLEL) -> List[Verdict]:
+    """Judge the items, up to `parallel` at a time (each has its own servers, so
+    they cannot disturb each other), and report verdicts in number order as
+    soon as each next one is ready."""
+    verdicts: List[Verdict] = []
+    with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="items") as pool:
+        # Items that wait on timeouts start first, so their waiting overlaps the rest.
+        started = {item.number: pool.submit(run_item, item, target, limit)
+                   for item in sorted(items, key=lambda i: not i.waits)}
+        for item, future in ((item, started[item.number]) for item in items):
+            began = time.perf_counter()
+            while True:  # bounded: run_item itself gives up after limit + grace
+                try:
+                    verdict = future.result(timeout=TICK)
+                    break
+                except FutureTimeout:
+                    if on_tick is not None:
+                        on_tick(item, time.perf_counter() - began, limit)
+            if on_verdict is not None:
+                on_verdict(verdict)
+            verdicts.append(verdict)
     return verdicts

@@ -63,6 +63,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--latency", action="append", default=[], metavar="TOOL=S",
                         help="make calls to TOOL take S seconds; repeatable "
                              "(MCP_LAB_LATENCY, comma-separated)")
+    parser.add_argument("--inline", action="store_true", default=bool(env("MCP_LAB_INLINE")),
+                        help="answer each request on the reading thread, in order (fastest; "
+                             "no concurrency, so no --latency or --hold) (MCP_LAB_INLINE)")
     parser.add_argument("--hold", action="append", default=[], metavar="TOOL",
                         help="hold each reply to a call of TOOL until another reply has gone out "
                              "(at most 5 s), so replies come back out of order; repeatable")
@@ -154,7 +157,7 @@ class StdioShell:
             return
         if self.options.fail == "never-answer":
             return
-        if message is not None and message.get("method") == "initialize":
+        if self.options.inline or (message is not None and message.get("method") == "initialize"):
             self.answer(line, message)  # in order: nothing may overtake the handshake
             return
         worker = threading.Thread(target=self.answer, args=(line, message), daemon=True)

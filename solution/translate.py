@@ -32,8 +32,24 @@ class ToolEntry:
     original_name: str
     model_name: str
     tool: Json  # the MCP tool exactly as the server listed it
-    validator: Validator = field(repr=False)
-    output_validator: Optional[Validator] = field(default=None, repr=False)
+    checked: Optional[str] = field(default=None, repr=False)  # None: schemas not checked yet
+    _validators: Dict[str, Optional[Validator]] = field(default_factory=dict, repr=False)
+
+    # Validators are made on first use and kept: a table of thousands of tools
+    # costs nothing for the tools never called, and no call builds one twice.
+    @property
+    def validator(self) -> Validator:
+        found = self._validators.get("input")
+        if found is None:
+            found = self._validators["input"] = compile_schema(self.input_schema)
+        return found
+
+    @property
+    def output_validator(self) -> Optional[Validator]:
+        if "output" not in self._validators:
+            schema = self.output_schema
+            self._validators["output"] = compile_schema(schema) if schema is not None else None
+        return self._validators["output"]
 
     @property
     def title(self) -> str:
@@ -64,27 +80,53 @@ class ToolEntry:
         return f"[from {self.alias}] {own}" if own else f"[from {self.alias}] {self.title}"
 
 
-def compile_schema(schema: Json, what: str) -> Validator:
+def compile_schema(schema: Json) -> Validator:
     """A validator for `schema`, in the JSON Schema draft its `$schema` names
-    (2020-12 when it names none). Raises ValueError for a broken schema."""
-    cls = validator_for(schema, default=Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        raise ValueError(f"its {what} is not a valid JSON Schema: {exc.message}") from None
-    validator: Validator = cls(schema)
+    (2020-12 when it names none). Cheap: the schema itself is checked later."""
+    validator: Validator = validator_for(schema, default=Draft202012Validator)(schema)
     return validator
 
 
-def make_entry(alias: str, tool: Json, model_name: str) -> ToolEntry:
-    """Build a registry entry, compiling its validators once, here, never per call.
-    Raises ValueError when the tool's schemas cannot be used."""
-    schema = tool.get("inputSchema")
+def shape_problem(schema: Any) -> Optional[str]:
+    """What makes `schema` unusable as a tool's inputSchema at a glance, or None.
+
+    The full check against the draft's metaschema costs about a millisecond per
+    schema, so it waits for the tool's first call (`schema_problem`); this
+    quick one runs for every tool when the table is built."""
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
-        raise ValueError("its inputSchema is not an object schema")
-    output = tool.get("outputSchema")
-    return ToolEntry(alias, str(tool["name"]), model_name, tool, compile_schema(schema, "inputSchema"),
-                     compile_schema(output, "outputSchema") if isinstance(output, dict) else None)
+        return "its inputSchema is not an object schema"
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict) or not all(isinstance(p, (dict, bool)) for p in properties.values()):
+        return "its inputSchema has malformed 'properties'"
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return "its inputSchema has malformed 'required'"
+    return None
+
+
+def make_entry(alias: str, tool: Json, model_name: str) -> ToolEntry:
+    """Build a registry entry. Raises ValueError when the input schema cannot be
+    used at all."""
+    schema = tool.get("inputSchema")
+    problem = shape_problem(schema)
+    if problem is not None:
+        raise ValueError(problem)
+    return ToolEntry(alias, str(tool["name"]), model_name, tool)
+
+
+def schema_problem(entry: ToolEntry) -> Optional[str]:
+    """Whether the tool's schemas pass their metaschema; checked once, then remembered."""
+    if entry.checked is None:
+        entry.checked = ""
+        for what, validator in (("inputSchema", entry.validator), ("outputSchema", entry.output_validator)):
+            if validator is None:
+                continue
+            try:
+                validator.check_schema(dict(validator.schema))  # type: ignore[arg-type]
+            except SchemaError as exc:
+                entry.checked = f"its {what} is not a valid JSON Schema: {exc.message}"
+                break
+    return entry.checked or None
 
 
 def to_anthropic_tool(entry: ToolEntry) -> Dict[str, Any]:
@@ -113,4 +155,7 @@ def argument_errors(entry: ToolEntry, arguments: Any) -> Optional[str]:
     """Why `arguments` do not fit the tool's input schema, or None if they do."""
     if not isinstance(arguments, dict):
         return "arguments must be a JSON object"
+    broken = schema_problem(entry)
+    if broken is not None:
+        return f"they cannot be checked: {broken}"
     return first_problem(entry.validator, arguments)

@@ -12,7 +12,7 @@ from typing import Any, Optional, Protocol
 
 from .failures import error_result
 from .jsonrpc import Json
-from .translate import ToolEntry, first_problem
+from .translate import ToolEntry, first_problem, schema_problem
 
 
 class Caller(Protocol):
@@ -47,8 +47,8 @@ async def answer_input_required(server: Caller, params: Json, asked: Json) -> Js
 
 def checked_output(entry: ToolEntry, result: Json) -> Json:
     """A result whose structured part breaks the declared schema becomes an error."""
-    if result.get("isError") or entry.output_validator is None:
-        return result
+    if result.get("isError") or entry.output_validator is None or schema_problem(entry):
+        return result  # nothing to check against (a broken outputSchema checks nothing)
     if "structuredContent" not in result:
         return error_result(f"{entry.model_name}: the server declared an outputSchema but sent no "
                             "structuredContent.")

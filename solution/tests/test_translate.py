@@ -67,10 +67,19 @@ def test_arguments_are_checked_with_the_draft_the_schema_names() -> None:
 
 
 @pytest.mark.parametrize("schema, words", [
-    ({"type": "object", "properties": {"a": {"type": "no-such-type"}}}, "not a valid JSON Schema"),
     ({"type": "string"}, "not an object schema"),
     ("object", "not an object schema"),
+    ({"type": "object", "properties": ["a"]}, "malformed 'properties'"),
+    ({"type": "object", "required": "a"}, "malformed 'required'"),
 ])
 def test_unusable_schemas_are_refused_with_a_reason(schema: object, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         make_entry("s", {"name": "t", "inputSchema": schema}, "m")
+
+
+def test_a_schema_that_breaks_its_metaschema_is_caught_at_the_first_call() -> None:
+    entry = make_entry("s", {"name": "t", "inputSchema": {"type": "object", "properties": {
+        "a": {"type": "no-such-type"}}}}, "m")
+    problem = argument_errors(entry, {"a": 1})
+    assert problem is not None and "its inputSchema is not a valid JSON Schema" in problem
+    assert argument_errors(entry, {"a": 1}) == problem  # checked once, remembered

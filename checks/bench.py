@@ -1,0 +1,233 @@
+"""`python -m checks.bench`: the performance table, every row measured side by
+side in one run, several repetitions, median and spread, as ratios.
+
+    python -m checks.bench [--quick]
+
+Absolute rates drift from run to run and machine to machine; ratios measured
+in the same run, interleaved, do not drift much. Targets are ratios too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Dict, List
+
+import anyio
+
+from checks.target import ROOT
+from solution.aggregator import Aggregator, Connection
+from solution.config import ServerSpec, config_of
+from solution.discovery import ServerInfo
+from solution.stdio_client import StdioClient
+
+SERVERS = ROOT / "servers"
+SDK_SERVER = ROOT / "solution" / "tests" / "sdk_servers" / "ll_server.py"
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+CALL = {"name": "read_note", "arguments": {"id": "n-1"}}
+
+
+@dataclass
+class Sample:
+    values: List[float]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def spread(self) -> str:
+        return f"{min(self.values):,.0f}-{max(self.values):,.0f}"
+
+
+def notes_argv(*extra: str) -> List[str]:
+    return [sys.executable, str(SERVERS / "notes.py"), *extra]
+
+
+# -- row 1 and 6: sequential round trips ---------------------------------------------
+
+async def ours(argv: List[str], calls: int, name: str = "read_note", arguments: Any = None) -> float:
+    async with anyio.create_task_group() as group:
+        client = StdioClient(ServerSpec("bench", argv[0], tuple(argv[1:])))
+        await client.start(group)
+        params = {"name": name, "arguments": arguments if arguments is not None else {"id": "n-1"}}
+        await client.request("tools/call", params)  # warm
+        began = time.perf_counter()
+        for _ in range(calls):
+            await client.request("tools/call", params)
+        rate = calls / (time.perf_counter() - began)
+        await client.aclose()
+    return rate
+
+
+async def sdk(argv: List[str], calls: int) -> float:
+    from mcp import Client, StdioServerParameters
+    params = StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(ROOT))
+    async with Client(params) as client:  # as people use it (its default: no timeout)
+        await client.call_tool("read_note", {"id": "n-1"})  # warm (and its tools/list)
+        began = time.perf_counter()
+        for _ in range(calls):
+            await client.call_tool("read_note", {"id": "n-1"})
+        return calls / (time.perf_counter() - began)
+
+
+async def floor(argv: List[str], calls: int) -> float:
+    """The least any client must do: write a line, read a line, parse it."""
+    process = await asyncio.create_subprocess_exec(*argv, stdin=-1, stdout=-1, stderr=-3)
+    assert process.stdin is not None and process.stdout is not None
+    params = {**CALL, "_meta": META}
+    began = time.perf_counter()
+    for i in range(calls):
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                        "params": params}).encode() + b"\n")
+        await process.stdin.drain()
+        json.loads(await process.stdout.readline())
+    rate = calls / (time.perf_counter() - began)
+    process.stdin.close()
+    await process.wait()
+    return rate
+
+
+def interleaved(runs: Dict[str, Callable[[], Awaitable[float]]], repetitions: int) -> Dict[str, Sample]:
+    """Each contender once per round, rounds repeated: shared noise, fair medians."""
+    found: Dict[str, List[float]] = {name: [] for name in runs}
+    for _ in range(repetitions):
+        for name, run in runs.items():
+            found[name].append(anyio.run(run))
+    return {name: Sample(values) for name, values in found.items()}
+
+
+# -- row 2: many calls in flight ----------------------------------------------------
+
+async def in_flight(count: int) -> "tuple[float, int]":
+    async with anyio.create_task_group() as group:
+        client = StdioClient(ServerSpec("bench", sys.executable, tuple(notes_argv("--inline")[1:])))
+        await client.start(group)
+        wrong = 0
+
+        async def one(i: int) -> None:
+            nonlocal wrong
+            wanted = f"n-{i % 4 + 1}"
+            result = await client.request("tools/call", {"name": "read_note", "arguments": {"id": wanted}})
+            wrong += result["structuredContent"]["id"] != wanted
+        began = time.perf_counter()
+        async with anyio.create_task_group() as calls:
+            for i in range(count):
+                calls.start_soon(one, i)
+        rate = count / (time.perf_counter() - began)
+        await client.aclose()
+    return rate, wrong
+
+
+# -- row 3: concurrent discovery ------------------------------------------------------
+
+async def refresh_time(servers: int, delay: float) -> float:
+    specs = [ServerSpec(f"s{i}", sys.executable, (str(SERVERS / "tickets.py"), "--delay", str(delay)))
+             for i in range(servers)]
+    async with Aggregator(config_of(specs)) as tools:
+        began = time.perf_counter()
+        await tools.refresh()
+        took = time.perf_counter() - began
+        assert len(tools.connections) == servers, tools.offline
+    return took
+
+
+# -- row 4: aggregation --------------------------------------------------------------
+
+def fake_connections(servers: int, tools: int) -> Dict[str, Connection]:
+    found = {}
+    for s in range(servers):
+        listed = [{"name": f"tool_{t}" + ("." if t % 10 == 0 else ""), "description": f"Tool {t} of server {s}",
+                   "inputSchema": {"type": "object", "properties": {
+                       "query": {"type": "string", "maxLength": 100 + t},
+                       "limit": {"type": "integer", "minimum": 1}}, "required": ["query"]}}
+                  for t in range(tools)]
+        found[f"server{s}"] = Connection(f"server{s}", None, ServerInfo(f"server{s}", "1"), listed)  # type: ignore[arg-type]
+    return found
+
+
+def aggregation(servers: int, tools: int) -> "tuple[float, float]":
+    """Seconds to build the table (names, reverse table, entries whose validators
+    are made on first use), and the peak MB of a second, traced build."""
+    found = fake_connections(servers, tools)
+    config = config_of([ServerSpec(alias, "x") for alias in found])
+    aggregator = Aggregator(config)
+    began = time.perf_counter()
+    aggregator._rebuild(found, {})
+    took = time.perf_counter() - began
+    assert len(aggregator.entries) == servers * tools
+    tracemalloc.start()  # slows allocation a lot, so never during the timing
+    Aggregator(config)._rebuild(found, {})
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return took, peak / 1e6
+
+
+# -- row 5: the self-check's wall time -------------------------------------------------
+
+def checks_time(target: str) -> float:
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "checks", "--target", target], capture_output=True, timeout=120,
+                   cwd=ROOT, env={**__import__("os").environ, "MOCK": "1"})
+    return time.perf_counter() - began
+
+
+def main(argv: "List[str] | None" = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m checks.bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer calls and repetitions (a smoke run)")
+    options = parser.parse_args(argv)
+    calls, reps = (200, 2) if options.quick else (2000, 5)
+    minimal = [sys.executable, str(ROOT / "checks" / "bench_server.py")]
+    rows: List[List[str]] = []
+
+    def row(what: str, measured: str, ratio: str, target: str, met: bool) -> None:
+        rows.append([what, measured, ratio, target, "met" if met else "MISSED"])
+        print(f"  {what:<46} {measured:<34} {ratio:<18} {target:<12} {'met' if met else 'MISSED'}", flush=True)
+
+    print(f"  {'row':<46} {'median (spread), per second':<34} {'ratio':<18} {'target':<12} verdict")
+    rates = interleaved({"solution": lambda: ours(minimal, calls), "sdk": lambda: sdk(minimal, calls),
+                         "floor": lambda: floor(minimal, calls)}, reps)
+    mine, theirs, least = rates["solution"], rates["sdk"], rates["floor"]
+    row("1. sequential tools/call, minimal server: ours", f"{mine.median:,.0f} ({mine.spread()})", "", "", True)
+    row("   official SDK Client", f"{theirs.median:,.0f} ({theirs.spread()})",
+        f"solution/SDK {mine.median / theirs.median:.2f}x", ">= 2.5x", mine.median / theirs.median >= 2.5)
+    row("   raw asyncio loop (the floor)", f"{least.median:,.0f} ({least.spread()})",
+        f"solution/floor {mine.median / least.median:.2f}x", ">= 0.75x", mine.median / least.median >= 0.75)
+    flights = [anyio.run(in_flight, 1000) for _ in range(reps)]
+    wrong = sum(w for _, w in flights)
+    row("2. 1,000 calls in flight to one server", f"{statistics.median(r for r, _ in flights):,.0f}",
+        f"{1000 * reps - wrong}/{1000 * reps} matched", "all matched", wrong == 0)
+    single = Sample([anyio.run(refresh_time, 1, 0.3) for _ in range(max(2, reps // 2))])
+    eight = Sample([anyio.run(refresh_time, 8, 0.3) for _ in range(max(2, reps // 2))])
+    row("3. discovery of 8 servers, 300 ms per reply", f"{eight.median:.2f} s vs one: {single.median:.2f} s",
+        f"{eight.median / single.median:.2f}x the slowest", "<= 1.3x", eight.median / single.median <= 1.3)
+    built = [aggregation(50, 200) for _ in range(reps)]
+    took = statistics.median(t for t, _ in built)
+    row("4. aggregate 50 servers x 200 tools", f"{took * 1000:.0f} ms, peak {max(m for _, m in built):.0f} MB",
+        "names+table+validators", "< 100 ms", took < 0.1)
+    for target, limit in (("solution", 1.0), ("starter", 3.0)):
+        wall = Sample([checks_time(target) for _ in range(reps)])
+        row(f"5. MOCK=1 python -m checks --target {target}", f"{wall.median:.2f} s ({min(wall.values):.2f}-"
+            f"{max(wall.values):.2f})", "", f"< {limit:g} s", wall.median < limit)
+    served = interleaved({"fixture": lambda: ours(notes_argv(), calls),
+                          "sdk server": lambda: ours([sys.executable, str(SDK_SERVER)], calls, "echo",
+                                                     {"text": "hi"})}, reps)
+    row("6. the notes fixture (a thread per request)", f"{served['fixture'].median:,.0f} "
+        f"({served['fixture'].spread()})", f"fixture/SDK server {served['fixture'].median / served['sdk server'].median:.2f}x",
+        "", True)
+    row("   the SDK's low-level stdio server", f"{served['sdk server'].median:,.0f} "
+        f"({served['sdk server'].spread()})", "same client", "", True)
+    missed = [r[0] for r in rows if r[4] == "MISSED"]
+    print(f"bench: {len(rows)} rows, {len(missed)} targets missed" + (f": {', '.join(missed)}" if missed else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""The benchmark runs end to end (a smoke run: it measures, it asserts no timings)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from checks.bench import aggregation, in_flight
+from checks.target import ROOT
+
+import anyio
+
+
+def test_in_flight_calls_are_all_matched_to_their_requests() -> None:
+    rate, wrong = anyio.run(in_flight, 300)
+    assert wrong == 0 and rate > 0
+
+
+def test_aggregation_builds_every_entry() -> None:
+    took, peak = aggregation(5, 20)
+    assert took > 0 and peak > 0
+
+
+def test_the_bench_command_prints_its_table() -> None:
+    done = subprocess.run([sys.executable, "-m", "checks.bench", "--quick"], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert any(line.strip().startswith("1. sequential tools/call") for line in lines)
+    assert any("matched" in line for line in lines) and lines[-1].startswith("bench: 10 rows")

@@ -211,7 +211,7 @@ def main(argv: "List[str] | None" = None) -> int:
     built = [aggregation(50, 200) for _ in range(reps)]
     took = statistics.median(t for t, _ in built)
     row("4. aggregate 50 servers x 200 tools", f"{took * 1000:.0f} ms, peak {max(m for _, m in built):.0f} MB",
-        "names+table+validators", "< 100 ms", took < 0.1)
+        "names, table, entries", "< 100 ms", took < 0.1)
     for target, limit in (("solution", 1.0), ("starter", 3.0)):
         wall = Sample([checks_time(target) for _ in range(reps)])
         row(f"5. MOCK=1 python -m checks --target {target}", f"{wall.median:.2f} s ({min(wall.values):.2f}-"
@@ -224,7 +224,7 @@ def main(argv: "List[str] | None" = None) -> int:
         "", True)
     row("   the SDK's low-level stdio server", f"{served['sdk server'].median:,.0f} "
         f"({served['sdk server'].spread()})", "same client", "", True)
-    missed = [r[0] for r in rows if r[4] == "MISSED"]
+    missed = [r[0].strip() for r in rows if r[4] == "MISSED"]
     print(f"bench: {len(rows)} rows, {len(missed)} targets missed" + (f": {', '.join(missed)}" if missed else ""))
     return 0
 

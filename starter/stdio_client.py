@@ -52,7 +52,7 @@ class StdioClient:
         self.noise: Deque[bytes] = collections.deque(maxlen=5)  # last non-JSON stdout lines
         self._pending = PendingRequests()
         self._process: Optional[Process] = None
-        self._write_lock = anyio.Lock()
+        self._write_lock = anyio.Lock(fast_acquire=True)  # no yield when nobody else writes
         self._stderr_tail = bytearray()
         self._stderr_done = anyio.Event()
         self._reader_scope: Optional[anyio.CancelScope] = None

@@ -63,7 +63,12 @@ class ToolOutput:
     structured: Optional[Any] = None
 
 
-Handler = Callable[[Json], ToolOutput]
+Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
+Report = Callable[[float, Optional[float], str], None]  # progress, total, message
+
+
+def no_report(progress: float, total: Optional[float], message: str) -> None:
+    """Where progress goes when the client did not ask for it."""
 
 
 @dataclass
@@ -75,6 +80,7 @@ class Tool:
     title: Optional[str] = None
     annotations: Optional[Json] = None
     output_schema: Optional[Json] = None
+    reports_progress: bool = False
 
     def to_json(self) -> Json:
         tool: Json = {"name": self.name, "description": self.description,
@@ -107,18 +113,31 @@ class Server:
     instructions: str
     tools: List[Tool]
     page_size: Optional[int] = None  # None: every tool on one page
+    list_changes: bool = False  # whether its tool list can change (capability listChanged)
+    on_change: Callable[[], None] = field(default=lambda: None, repr=False)  # set by the shell
     _by_name: Dict[str, Tool] = field(init=False, repr=False)
     _pages: List[List[int]] = field(init=False, repr=False)
     _cursor_key: bytes = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_name = {tool.name: tool for tool in self.tools}
-        size = self.page_size or max(1, len(self.tools))
-        self._pages = page_plan(len(self.tools), size)
+        self._paginate()
         # A fixed key per server keeps cursors stable across processes
         # (the revision is stateless) while still making edits detectable.
         self._cursor_key = hashlib.sha256(("cursor:" + self.name).encode()).digest()
 
+    def _paginate(self) -> None:
+        self._by_name = {tool.name: tool for tool in self.tools}
+        size = self.page_size or max(1, len(self.tools))
+        self._pages = page_plan(len(self.tools), size)
+
+    def add_tool(self, tool: Tool) -> bool:
+        """Add a tool (once) and tell the listeners; False if it was there already."""
+        if tool.name in self._by_name:
+            return False
+        self.tools.append(tool)
+        self._paginate()
+        self.on_change()
+        return True
     # -- cursors: opaque to the client, verifiable here -------------------
 
     def make_cursor(self, page: int) -> str:
@@ -149,7 +168,7 @@ class Server:
         message = parse_request(line)
         return self.handle_message(message) if isinstance(message, dict) else message.reply
 
-    def handle_message(self, message: Json) -> Optional[Json]:
+    def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]:
         has_id = "id" in message
         request_id = message.get("id")
         method = message.get("method")
@@ -162,11 +181,12 @@ class Server:
             return error_reply(request_id if isinstance(request_id, (str, int)) else None,
                                RpcError(INVALID_REQUEST, "Invalid request"))
         try:
-            return {"jsonrpc": "2.0", "id": request_id, "result": self.dispatch(method, message.get("params"))}
+            return {"jsonrpc": "2.0", "id": request_id,
+                    "result": self.dispatch(method, message.get("params"), report)}
         except RpcError as exc:
             return error_reply(request_id, exc)
 
-    def dispatch(self, method: str, params: Any) -> Json:
+    def dispatch(self, method: str, params: Any, report: Report = no_report) -> Json:
         if method == "initialize":
             requested = params.get("protocolVersion") if isinstance(params, dict) else None
             raise RpcError(UNSUPPORTED_VERSION,
@@ -176,13 +196,13 @@ class Server:
         assert isinstance(params, dict)
         if method == "server/discover":
             return self.stamp({"supportedVersions": SUPPORTED_VERSIONS,
-                               "capabilities": {"tools": {"listChanged": False}},
+                               "capabilities": {"tools": {"listChanged": self.list_changes}},
                                "instructions": self.instructions,
                                "ttlMs": 0, "cacheScope": "public"})
         if method == "tools/list":
             return self.stamp(self.list_tools(params))
         if method == "tools/call":
-            return self.stamp(self.call_tool(params))
+            return self.stamp(self.call_tool(params, report))
         raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
 
     def stamp(self, result: Json) -> Json:
@@ -207,7 +227,7 @@ class Server:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool
 
-    def call_tool(self, params: Json) -> Json:
+    def call_tool(self, params: Json, report: Report = no_report) -> Json:
         tool = self.tool_named(params)
         arguments = params.get("arguments", {})
         if not isinstance(arguments, dict):
@@ -216,7 +236,7 @@ class Server:
             problem = argument_problem(tool.input_schema, arguments)
             if problem:
                 raise ToolFailed(f"Invalid arguments for {tool.name}: {problem}")
-            output = tool.handler(arguments)
+            output = tool.handler(arguments, report) if tool.reports_progress else tool.handler(arguments)
         except ToolFailed as exc:
             return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         result: Json = {"content": [{"type": "text", "text": output.text}], "isError": False}

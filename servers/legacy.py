@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from servers.core import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, VERSION_KEY, Json,
-                          RpcError, Server, error_reply, parse_request)
+                          Report, RpcError, Server, error_reply, no_report, parse_request)
 
 LEGACY_VERSION = "2025-11-25"
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -33,17 +33,18 @@ class LegacyFront:
             return self.handle_message(message)
         return message.reply  # a line that is not a JSON object: same answer in both eras
 
-    def handle_message(self, message: Json) -> Optional[Json]:
+    def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]:
         method = message.get("method")
         if "id" not in message or not isinstance(method, str):
             return None  # notifications (initialized, cancelled) and stray responses
         request_id = message["id"]
         try:
-            return {"jsonrpc": "2.0", "id": request_id, "result": self.dispatch(method, message.get("params"))}
+            return {"jsonrpc": "2.0", "id": request_id,
+                    "result": self.dispatch(method, message.get("params"), report)}
         except RpcError as exc:
             return error_reply(request_id, exc)
 
-    def dispatch(self, method: str, params: Any) -> Json:
+    def dispatch(self, method: str, params: Any, report: Report = no_report) -> Json:
         params = params if isinstance(params, dict) else {}
         meta = params.get("_meta")
         if isinstance(meta, dict) and VERSION_KEY in meta:
@@ -60,7 +61,7 @@ class LegacyFront:
         if method == "tools/list":
             return self.server.list_tools(params)
         if method == "tools/call":
-            return self.server.call_tool(params)
+            return self.server.call_tool(params, report)
         raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
 
     def initialize(self, params: Json) -> Json:
@@ -69,6 +70,6 @@ class LegacyFront:
         version = requested if requested in HANDSHAKE_VERSIONS else LEGACY_VERSION
         self.initialized = True
         return {"protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": False}},
+                "capabilities": {"tools": {"listChanged": self.server.list_changes}},
                 "serverInfo": {"name": self.server.name, "version": self.server.version},
                 "instructions": self.server.instructions}

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
-from servers.core import Json, Server
+from servers.core import Json, Report, RpcError, Server, check_envelope, error_reply, no_report
 from servers.legacy import LegacyFront
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage")
@@ -91,7 +91,7 @@ class Front(Protocol):
 
     def handle_line(self, line: bytes) -> Optional[Json]: ...
 
-    def handle_message(self, message: Json) -> Optional[Json]: ...
+    def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
 
 
 class StdioShell:
@@ -104,6 +104,7 @@ class StdioShell:
         self._out = sys.stdout.buffer
         self._workers: List[threading.Thread] = []
         self._other_reply = threading.Event()
+        self._listeners: Set[Any] = set()
 
     def log(self, text: str) -> None:
         sys.stderr.write(f"[{self.server.name}] {text}\n")
@@ -112,12 +113,55 @@ class StdioShell:
     def write(self, message: Json) -> None:
         data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
         with self._write_lock:
-            if self.options.fail == "garbage":
+            if self.options.fail == "garbage" and "id" in message:
                 self._out.write(b"this line is not JSON-RPC\n")
             self.journal.record("out", msg=message)
             self._out.write(data)
             self._out.flush()
-            self._other_reply.set()
+            if "id" in message:
+                self._other_reply.set()
+
+    def reporter(self, message: Optional[Json]) -> Report:
+        """Progress for this request, if it asked for it with a progressToken."""
+        params = message.get("params") if message else None
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if token is None:
+            return no_report
+
+        def report(progress: float, total: Optional[float], text: str) -> None:
+            note: Json = {"progressToken": token, "progress": progress, "message": text}
+            if total is not None:
+                note["total"] = total
+            self.write({"jsonrpc": "2.0", "method": "notifications/progress", "params": note})
+        return report
+
+    def listen(self, message: Json) -> None:
+        """Open a `subscriptions/listen` stream: acknowledged now, answered never
+        (until the client cancels it); list changes are announced on it."""
+        request_id = message["id"]
+        try:
+            if self.options.era == "legacy":
+                raise RpcError(-32601, "Method not found", "subscriptions/listen")
+            check_envelope(message.get("params"))
+        except RpcError as exc:
+            self.write(error_reply(request_id, exc))
+            return
+        wanted = (message["params"].get("notifications") or {})
+        honoured = {"toolsListChanged": True} if wanted.get("toolsListChanged") else {}
+        if honoured:
+            self._listeners.add(request_id)
+        self.write({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                    "params": {"notifications": honoured,
+                               "_meta": {"io.modelcontextprotocol/subscriptionId": request_id}}})
+
+    def tools_changed(self) -> None:
+        """The server's tool list changed: tell whoever is listening."""
+        for listener in list(self._listeners):
+            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listener}}})
+        if getattr(self.server, "initialized", False):  # the handshake era: unsolicited
+            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
     def answer(self, line: bytes, message: Optional[Json]) -> None:
         """Work out and send the reply to one line (runs on its own thread)."""
@@ -132,7 +176,8 @@ class StdioShell:
                 (message.get("params") or {}).get("name") in self.options.hold:
             self._other_reply.clear()
             self._other_reply.wait(HOLD_LIMIT)  # until some other reply has been written
-        reply = self.server.handle_line(line) if message is None else self.server.handle_message(message)
+        reply = self.server.handle_line(line) if message is None \
+            else self.server.handle_message(message, self.reporter(message))
         if reply is None:
             return
         if message is not None and message.get("id") in self._cancelled:
@@ -154,6 +199,11 @@ class StdioShell:
             params = message.get("params")
             if isinstance(params, dict):
                 self._cancelled.add(params.get("requestId"))
+                self._listeners.discard(params.get("requestId"))  # a listen stream ends quietly
+            return
+        if message is not None and message.get("method") == "subscriptions/listen" and "id" in message:
+            if self.options.fail != "never-answer":
+                self.listen(message)
             return
         if self.options.fail == "never-answer":
             return
@@ -193,7 +243,9 @@ class StdioShell:
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
     front: Front = LegacyFront(server) if options.era == "legacy" else server
-    status = StdioShell(front, options).serve()
+    shell = StdioShell(front, options)
+    server.on_change = shell.tools_changed
+    status = shell.serve()
     sys.stdout.flush()
     # Daemon threads may still sleep on a simulated latency; nothing they
     # could write is wanted after stdin closed, so leave at once.

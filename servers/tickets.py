@@ -13,12 +13,13 @@ import json
 import os
 import re
 import sys
+import time
 from typing import Dict, List, Optional
 
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import Json, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
+from servers.core import Json, Report, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
 from servers.stdio import run  # noqa: E402
 
 TICKETS: Dict[str, Dict[str, str]] = {
@@ -88,6 +89,22 @@ def queue_stats(arguments: Json) -> ToolOutput:
     return ToolOutput(json.dumps(counts), counts)
 
 
+def rebuild_index(arguments: Json, report: Report) -> ToolOutput:
+    steps = 5
+    for step in range(1, steps + 1):
+        time.sleep(0.03)  # simulated work between progress reports
+        report(step, steps, f"indexed {step * 20}% of the tickets")
+    return ToolOutput(f"Index rebuilt: {len(TICKETS)} tickets.", {"tickets": len(TICKETS)})
+
+
+PLUGIN_REPORT = "plugin.weekly_report"
+
+
+def plugin_report(arguments: Json) -> ToolOutput:
+    return ToolOutput(f"Weekly report: {len(TICKETS)} tickets, "
+                      f"{sum(t['status'] == 'open' for t in TICKETS.values())} open.")
+
+
 NO_ARGS = {"type": "object", "additionalProperties": False}
 READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
@@ -121,9 +138,28 @@ def build() -> Server:
         Tool(DOTTED_NAME, "Count tickets per queue.", NO_ARGS,
              queue_stats, title="Queue statistics", annotations=READ_ONLY,
              output_schema={"type": "object", "additionalProperties": {"type": "integer"}}),
+        Tool("rebuild_index", "Rebuild the search index; takes a moment and reports its progress.",
+             NO_ARGS, rebuild_index, title="Rebuild the index", reports_progress=True,
+             annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
+                          "openWorldHint": False},
+             output_schema={"type": "object", "properties": {"tickets": {"type": "integer"}},
+                            "required": ["tickets"]}),
     ]
-    return Server("tickets", "1.0.0",
-                  "A ticketing system. Dates are YYYY-MM-DD. Closing a ticket is permanent.", tools)
+    server = Server("tickets", "1.0.0",
+                    "A ticketing system. Dates are YYYY-MM-DD. Closing a ticket is permanent.", tools,
+                    list_changes=True)
+
+    def install_plugin(arguments: Json) -> ToolOutput:
+        # The tool list changes under the client's feet: listeners are told.
+        added = server.add_tool(Tool(PLUGIN_REPORT, "The weekly report, from the reports plugin.", NO_ARGS,
+                                     plugin_report, title="Weekly report (plugin)", annotations=READ_ONLY))
+        return ToolOutput("Reports plugin installed." if added else "Reports plugin was already installed.")
+
+    server.add_tool(Tool("install_plugin", "Install the reports plugin, which adds a tool.", NO_ARGS,
+                         install_plugin, title="Install the reports plugin",
+                         annotations={"readOnlyHint": False, "destructiveHint": False,
+                                      "idempotentHint": True, "openWorldHint": False}))
+    return server
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -18,6 +18,7 @@ import textwrap
 import time
 from typing import Any, Dict, List, Optional
 
+from checks.extensions import EXTENSION_ITEMS, label
 from checks.harness import Item, Verdict, Where, run_items
 from checks.hints import HINTS, next_hints
 from checks.items import ITEMS
@@ -25,7 +26,7 @@ from checks.style import Style
 from checks.target import TargetError, load_target
 
 WIDTH = 96
-TITLE_WIDTH = 9 + max(len(item.title) for item in ITEMS)
+TITLE_WIDTH = 9 + max(len(item.title) for item in ITEMS + EXTENSION_ITEMS)
 FAILED_TRACE_LINES = 12
 MEANING = {0: "all passed", 1: "some items failed", 2: "the harness could not judge"}
 NEXT_STEPS = """\
@@ -51,13 +52,13 @@ def verdict_from_json(data: Dict[str, Any]) -> Verdict:
 def render(verdict: Verdict, style: Style, full_trace: bool = False) -> str:
     word, colour = {"pass": ("PASS", "green"), "fail": ("FAIL", "red"),
                     "error": ("ERROR", "yellow")}[verdict.status]
-    head = f"{verdict.number:>2} {word:<5} {verdict.title}"
+    head = f"{label(verdict.number):>2} {word:<5} {verdict.title}"
     padded = f"{head:<{TITLE_WIDTH}} {verdict.duration:5.2f} s"
     lines = [padded.replace(word, style.paint(word, colour, "bold"), 1)]
     if verdict.status != "pass":
         for line in verdict.message.splitlines():
-            label, sep, _ = line.partition(": ")
-            indent = " " * (9 + len(label) + 2) if sep and len(label) <= 8 else " " * 11
+            tag, sep, _ = line.partition(": ")
+            indent = " " * (9 + len(tag) + 2) if sep and len(tag) <= 8 else " " * 11
             lines.append(textwrap.fill(line, WIDTH, initial_indent=" " * 9,
                                        subsequent_indent=indent, break_on_hyphens=False))
         if verdict.where and verdict.where.exercise is None:
@@ -73,10 +74,14 @@ def render(verdict: Verdict, style: Style, full_trace: bool = False) -> str:
 
 
 def summary(verdicts: List[Verdict], seconds: float, style: Style) -> str:
-    passed = sum(v.status == "pass" for v in verdicts)
+    nine = [v for v in verdicts if v.number <= len(ITEMS)]
+    extra = [v for v in verdicts if v.number > len(ITEMS)]
+    passed = sum(v.status == "pass" for v in nine)
     failed = sum(v.status == "fail" for v in verdicts)
-    errors = len(verdicts) - passed - failed
-    parts = [f"{passed}/{len(verdicts)} passed"]
+    errors = sum(v.status == "error" for v in verdicts)
+    parts = [f"{passed}/{len(nine)} passed"]
+    if extra:
+        parts.append(f"extensions {sum(v.status == 'pass' for v in extra)}/{len(extra)} passed")
     if failed:
         parts.append(style.paint(f"{failed} failed", "red"))
     if errors:
@@ -96,6 +101,9 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--trace", action="store_true",
                         help="show the wire conversation of every item (failing items always show its end)")
     parser.add_argument("--watch", action="store_true", help="run again on every save under the target")
+    parser.add_argument("--extensions", action="store_true",
+                        help="after the nine, run E1-E5 (consent, list changes, progress, many tools, "
+                             "structured results); they then count in the exit status")
     parser.add_argument("--hint", type=int, metavar="N", help="the next hint for item N")
     parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
     options = parser.parse_args(argv)
@@ -122,13 +130,15 @@ def run(options: argparse.Namespace) -> int:
             print(f"cannot judge: {exc}", file=sys.stderr)
         return 2
     items: List[Item] = [i for i in ITEMS if not options.chosen or i.number in options.chosen]
+    if options.extensions:
+        items += EXTENSION_ITEMS
     note = str(target.models.choose_model()[1])
     style = Style(sys.stdout)
     live = style.live and not options.json
 
     def tick(item: Item, elapsed: float, limit: float) -> None:
         doing = f"waiting on {item.waits}" if item.waits else item.title
-        text = f"{item.number:>2} ....  {elapsed:4.1f} s (gives up at {limit:g} s)  {doing}"
+        text = f"{label(item.number):>2} ....  {elapsed:4.1f} s (gives up at {limit:g} s)  {doing}"
         sys.stdout.write("\r" + text[:WIDTH].ljust(WIDTH))
         sys.stdout.flush()
 
@@ -143,13 +153,18 @@ def run(options: argparse.Namespace) -> int:
                          on_tick=tick if live else None)
     status = exit_status(verdicts)
     if options.json:
-        print(json.dumps({"target": options.target, "model": note,
-                          "passed": sum(v.status == "pass" for v in verdicts), "total": len(verdicts),
-                          "exit_status": status,
-                          "items": [v.to_json(with_trace=options.trace) for v in verdicts]}, indent=2))
+        nine = [v for v in verdicts if v.number <= len(ITEMS)]
+        report: Dict[str, Any] = {"target": options.target, "model": note,
+                                  "passed": sum(v.status == "pass" for v in nine), "total": len(nine),
+                                  "exit_status": status,
+                                  "items": [v.to_json(with_trace=options.trace) for v in nine]}
+        if options.extensions:
+            report["extensions"] = [dict(v.to_json(with_trace=options.trace), name=label(v.number))
+                                    for v in verdicts if v.number > len(ITEMS)]
+        print(json.dumps(report, indent=2))
     else:
         print(summary(verdicts, time.perf_counter() - began, style))
-        if status == 0 and len(verdicts) == len(ITEMS):
+        if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
             print(NEXT_STEPS.format(package=target.package if target.name in ("starter", "solution")
                                     else "starter"))
     if any(v.hung for v in verdicts):

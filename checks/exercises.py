@@ -16,6 +16,9 @@ from typing import Dict, List, Optional, Tuple
 
 REGION = re.compile(r"^[ \t]*# >>> exercise (\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< exercise \1\b[^\n]*$",
                     re.S | re.M)
+# The extension duties (E1-E5) are marked the same way: "# >>> extension E1 (...)".
+EXTENSION = re.compile(r"^[ \t]*# >>> extension (E\d)\b[^\n]*\n(.*?)^[ \t]*# <<< extension \1\b[^\n]*$",
+                       re.S | re.M)
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,44 @@ def regions(text: str) -> Dict[int, str]:
 
 def outside_regions(text: str) -> str:
     """The text with every region's body blanked: what starter and solution share."""
-    return REGION.sub(lambda m: m.group(0).replace(m.group(2), "    ...\n"), text)
+    for pattern in (REGION, EXTENSION):
+        text = pattern.sub(lambda m: m.group(0).replace(m.group(2), "    ...\n"), text)
+    return text
+
+
+def extension_regions(text: str) -> Dict[str, str]:
+    """Extension name ("E1") -> the text between its markers."""
+    return {m.group(1): m.group(2) for m in EXTENSION.finditer(text)}
+
+
+def with_extension(text: str, name: str, body: str) -> str:
+    if name not in extension_regions(text):
+        raise ValueError(f"no region for extension {name}")
+    return EXTENSION.sub(lambda m: m.group(0).replace(m.group(2), body, 1) if m.group(1) == name
+                         else m.group(0), text)
+
+
+@dataclass(frozen=True)
+class Extension:
+    name: str
+    file: str
+    function: str
+    summary: str
+    guide: str  # the section of labs/GUIDE.md that teaches it
+
+
+EXTENSIONS: Dict[str, Extension] = {
+    "E1": Extension("E1", "consent.py", "runs_without_asking",
+                    "decide which calls may run without asking", "section 11.1 (consent)"),
+    "E2": Extension("E2", "aggregator.py", "Aggregator.list_changed",
+                    "re-list a server whose tools changed", "section 11.2 (list changes)"),
+    "E3": Extension("E3", "stdio_client.py", "StdioClient._on_progress",
+                    "route progress to the request that asked for it", "section 11.3 (progress)"),
+    "E4": Extension("E4", "meta_tools.py", "rank", "rank the catalogue for search_tools",
+                    "section 11.4 (many tools)"),
+    "E5": Extension("E5", "tool_calls.py", "structured_data",
+                    "hand checked structured results to the program", "section 11.5 (structured results)"),
+}
 
 
 def with_region(text: str, number: int, body: str) -> str:

@@ -84,7 +84,7 @@ class Lab:
         self.journals: List[Journal] = []
 
     def server(self, server: str, alias: Optional[str] = None, *extra: str,
-               timeout: Optional[float] = None) -> Any:
+               timeout: Optional[float] = None, **fields: Any) -> Any:
         """A `ServerSpec` of the target for the fixture `server`, journalled."""
         alias = alias or server
         path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
@@ -92,7 +92,7 @@ class Lab:
         # -S: the fixtures use the standard library only (a test holds them to
         # it), so skipping site-packages start-up costs nothing and saves ~30 ms.
         args = ("-S", str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
-        return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout)
+        return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout, **fields)
 
     def journal(self, alias: str) -> Journal:
         return [j for j in self.journals if j.alias == alias][-1]

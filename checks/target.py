@@ -15,7 +15,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
-           "aggregator", "model", "mock_model", "models", "agent")
+           "aggregator", "model", "mock_model", "models", "agent", "consent", "meta_tools",
+           "anthropic_model", "tool_calls")
 
 
 class TargetError(Exception):
@@ -58,6 +59,12 @@ class Target:
     def agent(self) -> Any: return self.module("agent")
     @property
     def models(self) -> Any: return self.module("models")
+    @property
+    def consent(self) -> Any: return self.module("consent")
+    @property
+    def meta_tools(self) -> Any: return self.module("meta_tools")
+    @property
+    def anthropic_model(self) -> Any: return self.module("anthropic_model")
 
 
 def load_target(name: str) -> Target:

@@ -5,7 +5,8 @@ next to a healthy fixture server and checks that the client survives, says
 what went wrong, and leaves no process behind. Standard library only.
 
 Scenarios: die-mid-call, noise, huge-reply, stderr-flood, close-stdout,
-ignore-eof, spawn-child, same-cursor, endless-pages, many-tools, odd-tools.
+ignore-eof, spawn-child, same-cursor, endless-pages, many-tools, odd-tools,
+catalogue (500 tools to search).
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ from servers.core import Json, RpcError, Server, check_envelope, error_reply  # 
 from servers.stdio import Journal  # noqa: E402
 
 SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",
-             "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools")
+             "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools", "catalogue")
+VERBS = ("create", "delete", "list", "get", "update", "archive", "export", "import", "sync", "count")
+NOUNS = ("invoice", "customer", "order", "product", "supplier", "shipment", "refund", "ticket", "user",
+         "team", "project", "task", "comment", "file", "folder", "report", "dashboard", "alert", "metric",
+         "log", "backup", "secret", "token", "webhook", "calendar", "event", "meeting", "note", "email",
+         "contact", "lead", "deal", "campaign", "coupon", "cart", "payment", "subscription", "plan",
+         "license", "device", "sensor", "printer", "room", "booking", "flight", "hotel", "expense",
+         "budget", "forecast", "survey")
 OBJECT = {"type": "object"}
 # Names legal in MCP's loose sense or not at all; the client must cope with each.
 ODD_TOOLS: List[Json] = [
@@ -46,6 +54,10 @@ def tools_for(scenario: str) -> List[Json]:
                 for i in range(10_000)]
     if scenario == "odd-tools":
         return ODD_TOOLS
+    if scenario == "catalogue":  # 500 plausible tools, for searching rather than listing
+        return [{"name": f"{verb}_{noun}", "title": f"{verb.title()} {noun}",
+                 "description": f"{verb.title()} one {noun}" + (" as a PDF or CSV file" if verb == "export" else ""),
+                 "inputSchema": OBJECT} for noun in NOUNS for verb in VERBS]
     return [{"name": "echo", "description": "Echo the text back",
              "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
 

@@ -12,18 +12,23 @@ from typing import Any, Optional, Protocol
 
 from .failures import error_result
 from .jsonrpc import Json
+from .stdio_client import ProgressHandler
 from .translate import ToolEntry, first_problem, schema_problem
 
 
 class Caller(Protocol):
     async def request(self, method: str, params: Optional[Json] = None, *,
-                      timeout: Optional[float] = None, allow_input_required: bool = False) -> Json: ...
+                      timeout: Optional[float] = None, allow_input_required: bool = False,
+                      on_progress: Optional[ProgressHandler] = None,
+                      progress_resets_timeout: bool = False) -> Json: ...
 
 
-async def call_tool(server: Caller, entry: ToolEntry, arguments: Any) -> Json:
+async def call_tool(server: Caller, entry: ToolEntry, arguments: Any, *,
+                    on_progress: Optional[ProgressHandler] = None, progress_resets_timeout: bool = False) -> Json:
     # The original name goes out; the model-facing one never leaves the client.
     params: Json = {"name": entry.original_name, "arguments": arguments}
-    result = await server.request("tools/call", params, allow_input_required=True)
+    result = await server.request("tools/call", params, allow_input_required=True, on_progress=on_progress,
+                                  progress_resets_timeout=progress_resets_timeout)
     if result.get("resultType") == "input_required":
         result = await answer_input_required(server, params, result)
     return checked_output(entry, result)
@@ -58,3 +63,14 @@ def checked_output(entry: ToolEntry, result: Json) -> Json:
     shown = " ".join(b.get("text", "") for b in result.get("content") or [] if isinstance(b, dict))
     return error_result(f"The structured result of {entry.model_name} does not match its outputSchema: "
                         f"{problem}. The server's text was: {shown[:300]}")
+
+
+def structured_data(entry: Optional[ToolEntry], result: Json) -> Any:
+    """The result as data for the program (the model reads the text blocks)."""
+    # >>> extension E5 (structured results): checked data for the caller, or None
+    # `call_tool` already turned a result that breaks its outputSchema into an
+    # isError, so a successful result's structuredContent is known to fit.
+    if result.get("isError") or entry is None:
+        return None
+    return result.get("structuredContent")
+    # <<< extension E5

@@ -8,10 +8,29 @@ failure into an `isError` result and the model reads it like any other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional, Protocol
 
-from .aggregator import Aggregator
 from .model import Json, Message, Model
+from .stdio_client import ProgressHandler
+from .tool_calls import structured_data
+from .translate import ToolEntry
+
+
+class ToolProvider(Protocol):
+    """What the loop needs: the aggregator, or the meta-tools in front of it."""
+
+    @property
+    def offline(self) -> Dict[str, str]: ...
+
+    @property
+    def connections(self) -> Dict[str, Any]: ...
+
+    def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]: ...
+
+    async def call(self, name: str, arguments: Any = None, *,
+                   on_progress: Optional[ProgressHandler] = None) -> Json: ...
+
+    def route(self, name: str, arguments: Any) -> Optional[ToolEntry]: ...
 
 MAX_STEPS = 8
 
@@ -25,6 +44,7 @@ class Step:
     original_name: str
     arguments: Any
     result: Json
+    structured: Any = None  # the result as checked data, for the program (not the model)
 
     @property
     def is_error(self) -> bool:
@@ -41,7 +61,7 @@ class AgentRun:
     usage: Dict[str, int] = field(default_factory=dict)  # summed over the model's turns
 
 
-def system_prompt(tools: Aggregator) -> str:
+def system_prompt(tools: ToolProvider) -> str:
     lines = ["You answer questions using the tools provided. Tool descriptions start "
              "with the server they come from."]
     for alias, why in tools.offline.items():
@@ -55,14 +75,15 @@ def system_prompt(tools: Aggregator) -> str:
     return "\n".join(lines)
 
 
-async def run_agent(question: str, tools: Aggregator, model: Model, *,
-                    max_steps: int = MAX_STEPS) -> AgentRun:
+async def run_agent(question: str, tools: ToolProvider, model: Model, *,
+                    max_steps: int = MAX_STEPS, on_progress: Optional[ProgressHandler] = None) -> AgentRun:
     """Run the loop for one question; at most `max_steps` model turns."""
     system = system_prompt(tools)
-    table = tools.model_tools(getattr(model, "api", "anthropic"))
     messages = [Message("user", question)]
     run = AgentRun(question, "")
     for _ in range(max_steps):
+        # Read each turn: a server's list change reaches the model's next turn.
+        table = tools.model_tools(getattr(model, "api", "anthropic"))
         turn = await model.next_turn(system, table, messages)
         run.model_turns += 1
         for key, count in turn.usage.items():
@@ -72,10 +93,11 @@ async def run_agent(question: str, tools: Aggregator, model: Model, *,
             run.answer = turn.text
             return run
         for call in turn.tool_calls:
-            result = await tools.call(call.name, call.arguments)
-            entry = tools.entries.get(call.name)
-            run.steps.append(Step(call.name, entry.alias if entry else "",
-                                  entry.original_name if entry else "", call.arguments, result))
+            result = await tools.call(call.name, call.arguments, on_progress=on_progress)
+            entry = tools.route(call.name, call.arguments)  # where it really went, if anywhere
+            run.steps.append(Step(entry.model_name if entry else call.name, entry.alias if entry else "",
+                                  entry.original_name if entry else "", call.arguments, result,
+                                  structured_data(entry, result)))
             messages.append(Message("tool", tool_call_id=call.id, result=result))
     run.stopped_at_limit = True
     run.answer = f"Stopped after {max_steps} model turns without a final answer."

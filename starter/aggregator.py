@@ -13,6 +13,7 @@ go out under the original name. A server that fails discovery lands in the
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Type
@@ -21,11 +22,12 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
+from .consent import AuditLog, Consent
 from .discovery import PROBE_TIMEOUT, ServerInfo, discover, list_all_tools
 from .failures import error_result, reason
 from .jsonrpc import Json
 from .naming import model_tool_name
-from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
+from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, ProgressHandler, StdioClient
 from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors, make_entry, to_anthropic_tool, to_openai_tool
 
@@ -53,6 +55,10 @@ class Aggregator:
         self.offline: Dict[str, str] = {}  # alias -> why it is not available
         self.entries: Dict[str, ToolEntry] = {}  # model-facing name -> entry
         self.dropped: List[str] = []  # tools left out of the table, with why
+        self.consent: Optional[Consent] = None  # None: every call goes out (library default)
+        self.audit = AuditLog(None)
+        self.version = 0  # goes up each time the table is rebuilt
+        self._changed = anyio.Event()
         self._clients: List[StdioClient] = []
         self._task_group: Optional[TaskGroup] = None
 
@@ -91,11 +97,73 @@ class Aggregator:
         try:
             await client.start(self._task_group)
             info = await discover(client, probe_timeout=min(timeout, PROBE_TIMEOUT))
+            # Changes are announced unsolicited in the handshake era, on a
+            # listen stream in the current one; both land in list_changed.
+            client.notification_handlers["notifications/tools/list_changed"] = \
+                lambda params: self.list_changed(spec.alias)
             tools = await list_all_tools(client)
+            if info.era == "current" and (info.capabilities.get("tools") or {}).get("listChanged"):
+                await client.listen({"toolsListChanged": True})
         except BaseException:
             await client.aclose()
             raise
         return Connection(spec.alias, client, info, tools)
+
+    def eager_servers(self) -> List[ServerSpec]:
+        """The servers refresh() starts: all but those marked on-demand."""
+        return [spec for spec in self.config.servers if not spec.on_demand]
+
+    def list_changed(self, alias: str) -> None:
+        """A server said its tool list changed (a notification; must not block)."""
+        # >>> extension E2 (list changes): re-list that server, rebuild the table
+        # TODO extension E2: the change is ignored, so the model keeps an old
+        # table. Re-list that server in the background (self._relist) and rebuild.
+        return
+        # <<< extension E2
+
+    async def _relist(self, alias: str) -> None:
+        connection = self.connections.get(alias)
+        if connection is None:
+            return
+        try:
+            connection.tools = await list_all_tools(connection.client)
+        except Exception as exc:  # the server broke while re-listing: it goes offline
+            self.connections.pop(alias, None)
+            self.offline[alias] = reason(exc)
+        # Names are a pure function of (alias, tool name), so the tools that
+        # remain keep their names; new ones get theirs the same way.
+        self._rebuild(dict(self.connections), dict(self.offline))
+
+    async def wait_for_change(self, since: int, timeout: float) -> bool:
+        """Wait (bounded) until the table's version passes `since`."""
+        with anyio.move_on_after(timeout):
+            while self.version <= since:
+                await self._changed.wait()
+        return self.version > since
+
+    async def attach(self, alias: str) -> bool:
+        """Connect an on-demand server now; False (with a reason in offline) if it fails."""
+        if alias in self.connections:
+            return True
+        spec = next((s for s in self.config.servers if s.alias == alias), None)
+        if spec is None:
+            return False
+        try:
+            with anyio.fail_after(self.discovery_timeout):
+                self.connections[alias] = await self.connect(spec)
+            self.offline.pop(alias, None)
+        except Exception as exc:
+            self.offline[alias] = reason(exc)
+        self._rebuild(dict(self.connections), dict(self.offline))
+        return alias in self.connections
+
+    async def detach(self, alias: str) -> None:
+        """Disconnect a server (an on-demand one that is no longer needed)."""
+        connection = self.connections.pop(alias, None)
+        if connection is not None:
+            self._clients.remove(connection.client)
+            await connection.client.aclose()
+            self._rebuild(dict(self.connections), dict(self.offline))
 
     async def refresh(self) -> None:
         """(Re)discover every configured server and rebuild the tool table."""
@@ -141,6 +209,9 @@ class Aggregator:
                         for spec in self.config.servers if spec.alias in offline}
         self.entries = entries
         self.dropped = dropped
+        self.version += 1
+        self._changed.set()
+        self._changed = anyio.Event()
 
     # -- the table -------------------------------------------------------------
 
@@ -158,26 +229,47 @@ class Aggregator:
 
     # -- calls -----------------------------------------------------------------
 
-    async def call(self, model_name: str, arguments: Any = None) -> Json:
+    async def call(self, model_name: str, arguments: Any = None, *,
+                   on_progress: Optional[ProgressHandler] = None) -> Json:
         """Call a tool by its model-facing name. Never raises: every failure
-        comes back as an `isError` result whose text the model can act on."""
+        comes back as an `isError` result whose text the model can act on.
+        Every call, allowed or not, goes to the audit log."""
+        began = time.perf_counter()
+        decision = "no policy"
         try:
-            return await self._call(model_name, {} if arguments is None else arguments)
+            decision, result = await self._call(model_name, {} if arguments is None else arguments, on_progress)
         except Exception as exc:
-            return error_result(f"Calling {model_name} failed: {reason(exc)}")
+            result = error_result(f"Calling {model_name} failed: {reason(exc)}")
+        entry = self.entries.get(model_name)
+        self.audit.record(model_name=model_name, alias=entry.alias if entry else None,
+                          tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
+                          outcome="error" if result.get("isError") else "ok",
+                          duration_ms=round((time.perf_counter() - began) * 1000, 1))
+        return result
 
-    async def _call(self, model_name: str, arguments: Any) -> Json:
+    async def _call(self, model_name: str, arguments: Any,
+                    on_progress: Optional[ProgressHandler]) -> "tuple[str, Json]":
         entry = self.entries.get(model_name)
         if entry is None:
-            return error_result(self._unknown(model_name))
+            return "not sent", error_result(self._unknown(model_name))
         connection = self.connections.get(entry.alias)
         if connection is None:
-            return error_result(f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
+            return "not sent", error_result(f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
         problem = argument_errors(entry, arguments)
         if problem is not None:
-            return error_result(f"Invalid arguments for {model_name}: {problem}. "
-                                "Nothing was sent to the server; fix the arguments and try again.")
-        return await call_tool(connection.client, entry, arguments)
+            return "not sent", error_result(f"Invalid arguments for {model_name}: {problem}. "
+                                            "Nothing was sent to the server; fix the arguments and try again.")
+        decision = await self.consent.decide(entry, arguments) if self.consent else "no policy"
+        if decision == "no":
+            return decision, error_result(f"The user declined this call ({entry.alias} / {entry.original_name}). "
+                                          "Do not retry it; ask the user or continue without it.")
+        spec = connection.client.spec
+        return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
+                                         progress_resets_timeout=spec.progress_resets_timeout)
+
+    def route(self, model_name: str, arguments: Any) -> Optional[ToolEntry]:
+        """The entry a call went to (for transcripts); None if it went nowhere."""
+        return self.entries.get(model_name)
 
     def _unknown(self, model_name: str) -> str:
         for alias, why in self.offline.items():

@@ -20,19 +20,47 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from .agent import AgentRun, run_agent
+from .agent import AgentRun, ToolProvider, run_agent
 from .aggregator import Aggregator
 from .config import Config, load_config
+from .consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
 from .errors import ConfigError, ModelApiError
+from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
+DEFAULT_AUDIT = ".mcp-audit.jsonl"
 
 
 def default_config() -> Path:
     here = Path.cwd() / DEFAULT_CONFIG
     return here if here.exists() else Path(__file__).resolve().parent.parent / DEFAULT_CONFIG
+
+
+def asker(options: argparse.Namespace) -> "Any":
+    """Who answers consent questions: --yes, --no, or the person at the terminal."""
+    if options.yes:
+        return always(ONCE)
+    if options.no or not sys.stdin.isatty():
+        if not options.no:
+            print("note: no terminal to ask for consent, so calls that need it are declined "
+                  "(--yes allows them)", file=sys.stderr)
+        return always(NO)
+
+    async def ask(request: ConsentRequest) -> str:
+        question = f"{request.describe()}\nAllow? [y] once, [s] this tool for the session, [N] no: "
+        answer = (await anyio.to_thread.run_sync(input, question)).strip().lower()
+        return {"y": ONCE, "yes": ONCE, "s": SESSION}.get(answer, NO)
+    return ask
+
+
+def progress_bar(progress: float, total: "float | None", message: str) -> None:
+    if total:
+        done = int(20 * min(progress / total, 1.0))
+        print(f"  progress [{'#' * done}{'.' * (20 - done)}] {progress:g}/{total:g} {message}", flush=True)
+    else:
+        print(f"  progress {progress:g} {message}", flush=True)
 
 
 def shorten(text: str, limit: int = 160) -> str:
@@ -108,12 +136,15 @@ def run_json(run: AgentRun, note: str) -> Dict[str, Any]:
             "stopped_at_limit": run.stopped_at_limit, "model_turns": run.model_turns,
             "usage": run.usage,
             "steps": [{"model_name": s.model_name, "alias": s.alias, "original_name": s.original_name,
-                       "arguments": s.arguments, "result": s.result, "isError": s.is_error}
+                       "arguments": s.arguments, "result": s.result, "isError": s.is_error,
+                       "structured": s.structured}
                       for s in run.steps]}
 
 
 async def execute(options: argparse.Namespace, config: Config) -> int:
     async with Aggregator(config, request_timeout=options.timeout) as tools:
+        tools.consent = Consent(asker(options), {spec.alias: spec.trusted for spec in config.servers})
+        tools.audit = AuditLog(Path(options.audit) if options.audit else None)
         await tools.refresh()
         if not tools.connections:
             print("error: no server could be reached: " + "; ".join(
@@ -131,11 +162,19 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
                   else result_text(result))
             return 1 if result.get("isError") else 0
         model, note = choose_model()
+        provider: ToolProvider = tools
+        if too_many(tools):  # the whole table would crowd the context: two meta-tools instead
+            provider = MetaTools(tools)
+            note += f"; {len(tools.entries)} tools, so the model gets search_tools and call_tool"
         try:
-            run = await run_agent(options.question, tools, model, max_steps=options.max_steps)
+            run = await run_agent(options.question, provider, model, max_steps=options.max_steps,
+                                  on_progress=None if options.json else progress_bar)
         except ModelApiError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        finally:
+            if isinstance(provider, MetaTools):
+                await provider.release()
         if options.json:
             print(json.dumps(run_json(run, note), indent=2, ensure_ascii=False))
         else:
@@ -149,6 +188,11 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
                         help="servers config (default: labs/servers.json)")
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
     common.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    answers = common.add_mutually_exclusive_group()
+    answers.add_argument("--yes", action="store_true", help="allow calls that need consent (scripts)")
+    answers.add_argument("--no", action="store_true", help="decline calls that need consent (scripts)")
+    common.add_argument("--audit", default=DEFAULT_AUDIT, metavar="FILE",
+                        help=f"append every call to this JSON-lines log (default {DEFAULT_AUDIT}; '' for none)")
     parser = argparse.ArgumentParser(prog=prog, description="A hand-written MCP client.",
                                      parents=[common])
     sub = parser.add_subparsers(dest="command")

@@ -21,7 +21,8 @@ from .errors import ConfigError
 # Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
 # which is the separator in `mcp__<alias>__<tool>`.
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-SERVER_KEYS = {"command", "args", "env", "cwd", "timeout"}
+SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
+               "progressResetsTimeout"}
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A `command` of python runs the client's own interpreter, so the default
@@ -37,6 +38,10 @@ class ServerSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: Optional[str] = None
     timeout: Optional[float] = None  # seconds per request; None: the client's default
+    trusted: bool = True  # False: every call asks, whatever the server's annotations claim
+    on_demand: bool = False  # True: connected only when the model looks for what it offers
+    description: str = ""  # what the server is for (how an on-demand server is found)
+    progress_resets_timeout: bool = False
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -132,6 +137,14 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                     or timeout <= 0):
             raise ConfigError(f"{where}: 'timeout' must be a number of seconds above 0")
+        flags = {}
+        for key in ("trusted", "onDemand", "progressResetsTimeout"):
+            if key in entry and not isinstance(entry[key], bool):
+                raise ConfigError(f"{where}: '{key}' must be true or false")
+            flags[key] = entry.get(key)
+        description = entry.get("description", "")
+        if not isinstance(description, str):
+            raise ConfigError(f"{where}: 'description' must be a string")
         unknown = sorted(set(entry) - SERVER_KEYS)
         if unknown:
             warnings.append(f"{where}: ignoring unknown keys {', '.join(unknown)}")
@@ -139,7 +152,10 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         base = base_dir or Path.cwd()
         servers.append(ServerSpec(alias, command, tuple(args), dict(env),
                                   str(base / cwd) if cwd else str(base),
-                                  float(timeout) if timeout is not None else None))
+                                  float(timeout) if timeout is not None else None,
+                                  trusted=flags["trusted"] is not False, on_demand=bool(flags["onDemand"]),
+                                  description=description,
+                                  progress_resets_timeout=bool(flags["progressResetsTimeout"])))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     return Config(tuple(servers), source, tuple(warnings))

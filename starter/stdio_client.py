@@ -38,6 +38,7 @@ CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
 IS_POSIX = os.name == "posix"
 
 NotificationHandler = Callable[[Json], None]
+ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, total, message
 
 
 class StdioClient:
@@ -48,7 +49,11 @@ class StdioClient:
         self.alias = spec.alias
         self.request_timeout = request_timeout
         self.era = "current"  # or "legacy" once discovery fell back to the handshake
-        self.notification_handlers: Dict[str, NotificationHandler] = {}
+        self.notification_handlers: Dict[str, NotificationHandler] = {
+            "notifications/progress": self._on_progress}
+        self._progress: Dict[object, ProgressHandler] = {}  # progressToken -> where it goes
+        self._progress_at: Dict[object, float] = {}  # progressToken -> when it last came
+        self._listens: List[str] = []
         self.noise: Deque[bytes] = collections.deque(maxlen=5)  # last non-JSON stdout lines
         self._pending = PendingRequests()
         self._process: Optional[Process] = None
@@ -86,8 +91,14 @@ class StdioClient:
     # -- requests --------------------------------------------------------------
 
     async def request(self, method: str, params: Optional[Json] = None, *,
-                      timeout: Optional[float] = None, allow_input_required: bool = False) -> Json:
-        """Send one request and return its result; raise on error or timeout."""
+                      timeout: Optional[float] = None, allow_input_required: bool = False,
+                      on_progress: Optional[ProgressHandler] = None,
+                      progress_resets_timeout: bool = False) -> Json:
+        """Send one request and return its result; raise on error or timeout.
+
+        With `on_progress`, the request carries a progressToken and the
+        server's progress notifications for it go there; they extend the
+        timeout only when `progress_resets_timeout` says so."""
         if self._gone is not None:
             raise ServerGone(self._gone)
         limit = self.request_timeout if timeout is None else timeout
@@ -95,12 +106,21 @@ class StdioClient:
         message: Json = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if self.era == "current":
             message["params"] = with_envelope(params)
-        elif params:
-            message["params"] = params  # the handshake era has no per-request envelope
+        elif params or on_progress:
+            message["params"] = dict(params or {})  # the handshake era has no per-request envelope
+        if on_progress is not None:
+            message["params"]["_meta"] = {**message["params"].get("_meta", {}), "progressToken": request_id}
+            self._progress[request_id] = on_progress
         try:
             await self._send(message)
-            with anyio.move_on_after(limit):
-                await slot.done.wait()
+            deadline = anyio.current_time() + limit
+            while not slot.done.is_set():
+                with anyio.move_on_after(deadline - anyio.current_time()):
+                    await slot.done.wait()
+                last = self._progress_at.get(request_id)
+                if slot.done.is_set() or not (progress_resets_timeout and last and last + limit > deadline):
+                    break
+                deadline = last + limit  # progress came: the clock starts again from it
             if not slot.done.is_set():
                 await self._cancel(request_id, f"timed out after {limit:g} s")
                 raise RequestTimeout(method, limit)
@@ -109,9 +129,27 @@ class StdioClient:
             raise
         finally:
             self._pending.close(request_id)
+            self._progress.pop(request_id, None)
+            self._progress_at.pop(request_id, None)
         if slot.error is not None:
             raise slot.error
         return complete_result(method, slot.result, allow_input_required=allow_input_required)
+
+    async def listen(self, notifications: Json) -> None:
+        """Open a `subscriptions/listen` stream: a request that stays open, so it
+        has no timeout and no slot; what comes on it are notifications."""
+        stream_id = f"listen-{len(self._listens) + 1}"
+        self._listens.append(stream_id)
+        await self._send({"jsonrpc": "2.0", "id": stream_id, "method": "subscriptions/listen",
+                          "params": with_envelope({"notifications": notifications})})
+
+    def _on_progress(self, params: Json) -> None:
+        """A `notifications/progress` from the server."""
+        # >>> extension E3 (progress): route it to the request that asked for it
+        # TODO extension E3: progress is dropped. Find the handler registered for
+        # params["progressToken"] in self._progress and call it.
+        return
+        # <<< extension E3
 
     async def notify(self, method: str, params: Optional[Json] = None) -> None:
         message: Json = {"jsonrpc": "2.0", "method": method}
@@ -119,7 +157,7 @@ class StdioClient:
             message["params"] = params
         await self._send(message)
 
-    async def _cancel(self, request_id: int | str, reason: str) -> None:
+    async def _cancel(self, request_id: "int | str", reason: str) -> None:
         # Courtesy only: the reply, if it still comes, will find no slot.
         with anyio.CancelScope(shield=True), anyio.move_on_after(0.5):
             try:
@@ -228,6 +266,8 @@ class StdioClient:
         self._closed = True
         process = self._process
         with anyio.CancelScope(shield=True):
+            for stream_id in self._listens:  # leave listen streams politely
+                await self._cancel(stream_id, "client closing")
             if process.stdin is not None:
                 try:
                     await process.stdin.aclose()

@@ -21,7 +21,8 @@ class Replies:
         self.sent: List[Dict[str, Any]] = []
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                      timeout: Optional[float] = None, allow_input_required: bool = False) -> Dict[str, Any]:
+                      timeout: Optional[float] = None, allow_input_required: bool = False,
+                      on_progress: Any = None, progress_resets_timeout: bool = False) -> Dict[str, Any]:
         self.sent.append(dict(params or {}))
         return self.answers.pop(0)
 

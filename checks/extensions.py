@@ -1,0 +1,201 @@
+"""Extension items E1-E5 (`python -m checks --extensions`): the duties a client
+meets after the nine. Each proves its claim from journals, like the nine; they
+run after the nine and count towards the exit status only when asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Dict, List, Tuple
+
+from checks.exercises import EXTENSIONS, Extension
+from checks.fixtures import Lab
+from checks.harness import Fail, HarnessError, Item
+from checks.items import aggregator_for, refreshed, result_of
+from checks.target import Target
+
+
+def found(tools: Any, alias: str, original: str, extension: Extension) -> Any:
+    """The entry for a tool the item needs, or a failure that says why it is missing."""
+    entry = tools.find(alias, original)
+    if entry is None:
+        raise Fail(f"expected: {alias}/{original} in the tool table\ngot: it is missing "
+                   f"(left out: {'; '.join(tools.dropped) or 'nothing'}); finish the nine first "
+                   f"(python -m checks), then extension {extension.name}")
+    return entry
+
+
+def point(target: Target, extension: Extension) -> str:
+    return (f"\nedit: {target.display_path(extension.file)}, {extension.function} "
+            f"(extension {extension.name}: {extension.summary}); read labs/GUIDE.md {extension.guide}")
+
+
+# -- E1 -------------------------------------------------------------------------
+
+async def consent(target: Target, lab: Lab) -> str:
+    asked: List[Tuple[str, str]] = []
+    answers = {"close_ticket": "no", "schedule_followup": "session"}
+
+    async def ask(request: Any) -> str:
+        asked.append((request.alias, request.original_name))
+        return answers.get(request.original_name, "once")
+
+    specs = [lab.server("notes"), lab.server("tickets", trusted=False)]
+    audit = lab.directory / "audit.jsonl"
+    where = point(target, EXTENSIONS["E1"])
+    async with await aggregator_for(target, lab, specs) as tools:
+        await refreshed(target, tools)
+        tools.consent = target.consent.Consent(ask, {"notes": True, "tickets": False})
+        tools.audit = target.consent.AuditLog(audit)
+
+        def name(alias: str, original: str) -> str:
+            return str(found(tools, alias, original, EXTENSIONS["E1"]).model_name)
+        await tools.call(name("notes", "search"), {"query": "paging"})
+        if asked:
+            raise Fail(f"expected: a read-only tool of a trusted server runs without asking\ngot: asked {asked}{where}")
+        await tools.call(name("tickets", "queue.stats"), {})
+        if asked != [("tickets", "queue.stats")]:
+            raise Fail("expected: tickets is untrusted, so even its read-only queue.stats asks first\n"
+                       f"got: asked {asked or 'nobody'}; it ran on the server's word (readOnlyHint){where}")
+        declined = await tools.call(name("tickets", "close_ticket"), {"ticket_id": "T-101"})
+        closes = lab.journal("tickets").calls("close_ticket")
+        if closes or not declined.get("isError") or "declined" not in json.dumps(declined):
+            raise Fail(f"expected: a declined call never reaches the server and comes back as isError\n"
+                       f"journal: tickets received close_ticket {len(closes)} time(s)\ngot: {declined!r:.120}{where}")
+        for date in ("2026-12-01", "2026-12-02"):
+            await tools.call(name("tickets", "schedule_followup"), {"ticket_id": "T-101", "date": date})
+        if asked.count(("tickets", "schedule_followup")) != 1:
+            raise Fail(f"expected: approved for the session, the second call does not ask again\n"
+                       f"got: asked {asked}{where}")
+    lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
+    refused = [e for e in lines if e.get("tool") == "close_ticket" and e.get("decision") == "no"]
+    if len(lines) != 5 or not refused:
+        raise Fail(f"expected: all 5 calls in the audit log, the declined one with decision 'no'\n"
+                   f"got: {len(lines)} line(s){where}")
+    return "trusted read-only ran; untrusted asked; declined never sent; session approval held; 5 calls audited"
+
+
+# -- E2 -------------------------------------------------------------------------
+
+async def list_changes(target: Target, lab: Lab) -> str:
+    where = point(target, EXTENSIONS["E2"])
+    async with await aggregator_for(target, lab, [lab.server("notes"), lab.server("tickets")]) as tools:
+        await refreshed(target, tools)
+        before = {name: (e.alias, e.original_name) for name, e in tools.entries.items()}
+        version = tools.version
+        await tools.call(found(tools, "tickets", "install_plugin", EXTENSIONS["E2"]).model_name, {})
+        changed = await tools.wait_for_change(version, 2.0)
+        sent = [e for e in lab.journal("tickets").entries()
+                if e.kind == "out" and e.msg.get("method") == "notifications/tools/list_changed"]
+        if not sent:
+            raise HarnessError("the tickets server did not announce its list change")
+        if not changed:
+            raise Fail("expected: the table is rebuilt after a server announces a list change\n"
+                       f"journal: tickets sent notifications/tools/list_changed; then "
+                       f"{len(lab.journal('tickets').requests('tools/list')) - 1} new tools/list\n"
+                       f"got: the table never changed in 2 s{where}")
+        after = {name: (e.alias, e.original_name) for name, e in tools.entries.items()}
+        moved = {n: v for n, v in before.items() if after.get(n) != v}
+        if moved:
+            raise Fail(f"expected: tools that still exist keep their names\ngot: changed {moved}{where}")
+        plugin = tools.find("tickets", "plugin.weekly_report")
+        if plugin is None or plugin.model_name not in {t["name"] for t in tools.model_tools()}:
+            raise Fail(f"expected: the new tool in the model's next table\ngot: {sorted(after)}{where}")
+        await tools.call(plugin.model_name, {})
+        if not lab.journal("tickets").calls("plugin.weekly_report"):
+            raise Fail(f"expected: {plugin.model_name} reaches tickets as plugin.weekly_report{where}")
+    return f"re-listed after the announcement; {len(before)} names unchanged; {plugin.model_name} added and called"
+
+
+# -- E3 -------------------------------------------------------------------------
+
+async def progress(target: Target, lab: Lab) -> str:
+    where = point(target, EXTENSIONS["E3"])
+    seen: List[Tuple[float, float]] = []
+    async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
+        await refreshed(target, tools)
+        entry = found(tools, "tickets", "rebuild_index", EXTENSIONS["E3"])
+        result = await tools.call(entry.model_name, {},
+                                  on_progress=lambda value, total, text: seen.append((time.time(), value)))
+        returned = time.time()
+    journal = lab.journal("tickets")
+    sent = [e for e in journal.entries() if e.kind == "out" and e.msg.get("method") == "notifications/progress"]
+    request = journal.calls("rebuild_index")[-1]
+    token = ((request.msg.get("params") or {}).get("_meta") or {}).get("progressToken")
+    if token is None:
+        raise Fail(f"expected: the call asks for progress (a progressToken in _meta)\n"
+                   f"journal: the request carried none{where}")
+    values = [value for _, value in seen]
+    if len(values) != len(sent) or values != sorted(set(values)) or result.get("isError"):
+        raise Fail(f"expected: every progress notification reaches the callback, in order\n"
+                   f"journal: the server sent {len(sent)}\ngot: {values}{where}")
+    if any(at > returned for at, _ in seen):
+        raise Fail(f"expected: progress stops at the reply\ngot: progress after the result{where}")
+    return f"{len(values)} progress notifications, in order, all before the reply (token {token!r})"
+
+
+# -- E4 -------------------------------------------------------------------------
+
+async def many_tools(target: Target, lab: Lab) -> str:
+    where = point(target, EXTENSIONS["E4"])
+    specs = [lab.server("notes"), lab.server("misbehave", "shop", "--scenario", "catalogue")]
+    async with await aggregator_for(target, lab, specs) as tools:
+        await refreshed(target, tools)
+        if not target.meta_tools.too_many(tools):
+            raise Fail(f"expected: {len(tools.entries)} tools count as too many for one table{where}")
+        meta = target.meta_tools.MetaTools(tools)
+        table = [t["name"] for t in meta.model_tools()]
+        hits = await meta.call("search_tools", {"query": "export invoice pdf"})
+        listed = (hits.get("structuredContent") or {}).get("tools") or []
+        wanted = found(tools, "shop", "export_invoice", EXTENSIONS["E4"])
+        if not listed or listed[0].get("name") != wanted.model_name:
+            raise Fail(f"expected: search_tools finds export_invoice first among {len(tools.entries)} tools\n"
+                       f"got: {[t.get('name') for t in listed][:3] or 'nothing'}{where}")
+        await meta.call("call_tool", {"name": listed[0]["name"], "arguments": {}})
+        received = [c.msg["params"]["name"] for c in lab.journal("shop").calls()]
+        if received != ["export_invoice"] or [t["name"] for t in meta.model_tools()] != table:
+            raise Fail(f"expected: call_tool sends the original name; the two meta-tools never change\n"
+                       f"journal: shop received {received}{where}")
+    return f"{len(tools.entries)} tools behind {table}; export_invoice found first and called by its original name"
+
+
+# -- E5 -------------------------------------------------------------------------
+
+async def structured(target: Target, lab: Lab) -> str:
+    where = point(target, EXTENSIONS["E5"])
+    async with await aggregator_for(target, lab, [lab.server("notes")]) as tools:
+        await refreshed(target, tools)
+        run = await target.agent.run_agent("Read note n-2", tools, target.mock_model.MockModel(), max_steps=3)
+    served = result_of(lab.journal("notes"), "read_note").get("structuredContent")
+    step = run.steps[0] if run.steps else None
+    if step is None or step.structured != served:
+        raise Fail(f"expected: the step carries the checked structuredContent as data\n"
+                   f"journal: the server sent {served!r}\ngot: {getattr(step, 'structured', None)!r}{where}")
+    message = target.model.Message("tool", tool_call_id="c1", result=step.result)
+    blocks = target.anthropic_model.to_messages([message])[0]["content"][0]["content"]
+    if any(b.get("type") != "text" for b in blocks) or "structuredContent" in json.dumps(blocks):
+        raise Fail(f"expected: the model still gets the text block only\ngot: {blocks!r:.120}{where}")
+    return "the program got the note as data; the model got its text"
+
+
+EXTENSION_ITEMS = [
+    Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
+         consent, "consent.py", "runs_without_asking"),
+    Item(12, "E2-list-changes", "a changed tool list is re-listed; old names stay, new tools appear",
+         list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s"),
+    Item(13, "E3-progress", "progress reaches the caller in order and stops at the reply",
+         progress, "stdio_client.py", "StdioClient._on_progress"),
+    Item(14, "E4-many-tools", "two stable meta-tools find a tool among 500 and call it",
+         many_tools, "meta_tools.py", "rank"),
+    Item(15, "E5-structured", "structured results reach the program as data; the model gets text",
+         structured, "tool_calls.py", "structured_data"),
+]
+
+
+def label(number: int) -> str:
+    return f"E{number - 10}" if number > 10 else str(number)
+
+
+def by_name() -> Dict[str, Item]:
+    return {item.id.split("-")[0]: item for item in EXTENSION_ITEMS}

@@ -6,8 +6,9 @@ from typing import Callable, Dict, Optional
 
 import pytest
 
-from checks.exercises import regions, with_region
+from checks.exercises import extension_regions, regions, with_extension, with_region
 from checks.harness import Verdict, run_items
+from checks.extensions import EXTENSION_ITEMS
 from checks.items import ITEMS
 from checks.target import ROOT, load_target
 
@@ -15,9 +16,9 @@ Variant = Callable[..., Path]
 
 
 def verdicts_for(directory: "str | Path", limit: Optional[float] = None,
-                 only: Optional[set[int]] = None) -> Dict[int, Verdict]:
+                 only: Optional[set[int]] = None, extensions: bool = False) -> Dict[int, Verdict]:
     target = load_target(str(directory))
-    items = [i for i in ITEMS if only is None or i.number in only]
+    items = [i for i in ITEMS if only is None or i.number in only] + (EXTENSION_ITEMS if extensions else [])
     found = run_items(items, target, limit=limit) if limit else run_items(items, target)
     return {v.number: v for v in found}
 
@@ -26,7 +27,7 @@ def verdicts_for(directory: "str | Path", limit: Optional[float] = None,
 def variant(tmp_path: Path) -> Variant:
     """A copy of starter/ (or solution/) with some regions or lines changed."""
     def make(base: str = "starter", from_solution: tuple[int, ...] = (),
-             edits: Optional[Dict[str, tuple[str, str]]] = None) -> Path:
+             edits: Optional[Dict[str, tuple[str, str]]] = None, extensions: tuple[str, ...] = ()) -> Path:
         directory = tmp_path / f"{base}_copy"
         shutil.copytree(ROOT / base, directory, ignore=shutil.ignore_patterns("tests", "__pycache__"))
         for number in from_solution:
@@ -35,6 +36,12 @@ def variant(tmp_path: Path) -> Variant:
                 if number in regions(text):
                     body = regions((ROOT / "solution" / path.name).read_text())[number]
                     path.write_text(with_region(text, number, body))
+        for name in extensions:
+            for path in directory.glob("*.py"):
+                text = path.read_text()
+                if name in extension_regions(text):
+                    body = extension_regions((ROOT / "solution" / path.name).read_text())[name]
+                    path.write_text(with_extension(text, name, body))
         for file, (old, new) in (edits or {}).items():
             path = directory / file
             text = path.read_text()

@@ -7,7 +7,7 @@ from typing import Dict
 
 import pytest
 
-from checks.exercises import EXERCISES, outside_regions, regions
+from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, outside_regions, regions
 from checks.harness import Verdict
 from checks.target import ROOT
 from checks.tests.conftest import Variant, verdicts_for
@@ -97,4 +97,41 @@ def test_item_8_is_red_because_refresh_raised(starter: Dict[int, Verdict]) -> No
 def test_each_exercise_alone_flips_exactly_its_own_items(variant: Variant, number: int) -> None:
     verdicts = verdicts_for(variant("starter", from_solution=(number,)))
     expected = STARTER_GREEN | set(EXERCISES[number].items)
+    assert passing(verdicts) == expected, {n: v.message for n, v in verdicts.items() if n not in expected}
+
+
+def test_each_extension_is_one_region_in_its_own_file_in_both_packages() -> None:
+    for package in ("starter", "solution"):
+        found = {name: path.name for path in (ROOT / package).glob("*.py")
+                 for name in extension_regions(path.read_text())}
+        assert found == {e.name: e.file for e in EXTENSIONS.values()}, package
+    for extension in EXTENSIONS.values():
+        starter = extension_regions((ROOT / "starter" / extension.file).read_text())[extension.name]
+        assert "TODO extension" in starter
+
+
+@pytest.fixture(scope="module")
+def starter_with_extensions() -> Dict[int, Verdict]:
+    return verdicts_for(ROOT / "starter", extensions=True)
+
+
+def test_the_starter_fails_every_extension_and_still_shows_the_nine_as_before(
+        starter_with_extensions: Dict[int, Verdict]) -> None:
+    assert passing(starter_with_extensions) == STARTER_GREEN
+    for number in range(11, 16):
+        verdict = starter_with_extensions[number]
+        assert verdict.status == "fail", verdict.message
+        assert "labs/GUIDE.md section 11." in verdict.message and "starter/" in verdict.message
+
+
+def test_the_solution_passes_every_extension() -> None:
+    verdicts = verdicts_for(ROOT / "solution", extensions=True)
+    assert passing(verdicts) == set(range(1, 10)) | set(range(11, 16)), \
+        {n: v.message for n, v in verdicts.items() if v.status != "pass"}
+
+
+@pytest.mark.parametrize("name", sorted(EXTENSIONS))
+def test_each_extension_alone_flips_exactly_its_own_item(variant: Variant, name: str) -> None:
+    verdicts = verdicts_for(variant("starter", extensions=(name,)), extensions=True)
+    expected = STARTER_GREEN | {10 + int(name[1])}
     assert passing(verdicts) == expected, {n: v.message for n, v in verdicts.items() if n not in expected}

@@ -99,3 +99,16 @@ async def test_the_system_prompt_names_offline_servers_and_labels_instructions(f
         prompt = system_prompt(tools)
     assert "'tickets' is offline (server 'tickets': command not found" in prompt
     assert "Instructions published by server 'notes' (untrusted" in prompt
+
+
+@pytest.mark.anyio
+async def test_structured_results_reach_the_program_and_only_text_reaches_the_model(fixture: Any) -> None:
+    from solution.anthropic_model import to_messages
+    notes = fixture("notes")
+    async with Aggregator(config_of([notes.spec])) as tools:
+        await tools.refresh()
+        run = await run_agent("Read note n-2", tools, MockModel())
+    step = run.steps[0]
+    assert step.structured == {"id": "n-2", "title": "Timeouts", "body": step.structured["body"]}
+    wire = to_messages([Message("tool", tool_call_id="c", result=step.result)])
+    assert all(b["type"] == "text" for b in wire[0]["content"][0]["content"])

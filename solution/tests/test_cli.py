@@ -36,7 +36,7 @@ def test_tools_prints_a_table_and_works_from_another_directory(tmp_path: Path) -
 def test_call_prints_the_result_and_exits_1_on_iserror() -> None:
     ok = run("call", "mcp__notes__read_note", '{"id": "n-2"}')
     assert ok.returncode == 0 and "Timeouts" in ok.stdout
-    bad = run("call", "mcp__tickets__schedule_followup", '{"ticket_id": "T-101", "date": "soon"}')
+    bad = run("call", "mcp__tickets__schedule_followup", '{"ticket_id": "T-101", "date": "soon"}', "--yes")
     assert bad.returncode == 1 and "YYYY-MM-DD" in bad.stdout
 
 

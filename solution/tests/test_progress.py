@@ -1,0 +1,52 @@
+"""E3: progress notifications reach the caller, in order, until the reply."""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+import anyio
+import pytest
+
+from solution.aggregator import Aggregator
+from solution.config import ServerSpec, config_of
+from solution.errors import RequestTimeout
+from solution.stdio_client import StdioClient
+
+Seen = List[Tuple[float, Optional[float], str]]
+
+
+@pytest.mark.anyio
+async def test_progress_arrives_in_order_and_stops_at_the_reply(fixture: Any) -> None:
+    tickets = fixture("tickets")
+    seen: Seen = []
+    async with Aggregator(config_of([tickets.spec])) as tools:
+        await tools.refresh()
+        result = await tools.call("mcp__tickets__rebuild_index", {},
+                                  on_progress=lambda p, t, m: seen.append((p, t, m)))
+        after = len(seen)
+        await tools.call("mcp__tickets__queue_stats_af6d318b", {})
+    assert [p for p, _, _ in seen] == [1, 2, 3, 4, 5] and seen[0][1] == 5 and "20%" in seen[0][2]
+    assert result["structuredContent"] == {"tickets": 3} and len(seen) == after
+    sent = [c for c in tickets.calls() if c["name"] == "rebuild_index"][0]
+    assert "progressToken" in sent["_meta"]
+    plain = [c for c in tickets.calls() if c["name"] == "queue.stats"][0]
+    assert "progressToken" not in plain["_meta"]  # only calls that want progress ask for it
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("resets", [False, True])
+async def test_progress_extends_the_timeout_only_when_configured(fixture: Any, resets: bool) -> None:
+    spec = fixture("tickets").spec
+    async with anyio.create_task_group() as group:
+        client = StdioClient(ServerSpec(spec.alias, spec.command, spec.args, {}, spec.cwd), request_timeout=0.1)
+        await client.start(group)
+        try:
+            call = client.request("tools/call", {"name": "rebuild_index", "arguments": {}},
+                                  on_progress=lambda p, t, m: None, progress_resets_timeout=resets)
+            if resets:  # 5 x 30 ms of work, each step inside 0.1 s of the last
+                assert (await call)["structuredContent"] == {"tickets": 3}
+            else:
+                with pytest.raises(RequestTimeout):
+                    await call
+        finally:
+            await client.aclose()

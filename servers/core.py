@@ -169,22 +169,7 @@ class Server:
         return self.handle_message(message) if isinstance(message, dict) else message.reply
 
     def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]:
-        has_id = "id" in message
-        request_id = message.get("id")
-        method = message.get("method")
-        if not has_id and isinstance(method, str):
-            return None  # a notification: the shell handles cancellation
-        if method is None and ("result" in message or "error" in message):
-            return None  # a response from the client: never expected, ignored
-        if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or \
-                not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
-            return error_reply(request_id if isinstance(request_id, (str, int)) else None,
-                               RpcError(INVALID_REQUEST, "Invalid request"))
-        try:
-            return {"jsonrpc": "2.0", "id": request_id,
-                    "result": self.dispatch(method, message.get("params"), report)}
-        except RpcError as exc:
-            return error_reply(request_id, exc)
+        return handle_request(message, lambda method, params: self.dispatch(method, params, report))
 
     def dispatch(self, method: str, params: Any, report: Report = no_report) -> Json:
         if method == "initialize":
@@ -290,6 +275,26 @@ def argument_problem(schema: Json, arguments: Json) -> Optional[str]:
         if expected is not None and (not isinstance(value, expected) or wrong_bool):
             return f"argument '{key}' must be of type {spec['type']}"
     return None
+
+
+def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optional[Json]:
+    """JSON-RPC around `dispatch(method, params)`: check the request, reply with its
+    result or the RpcError it raised; None for notifications and stray responses."""
+    has_id = "id" in message
+    request_id = message.get("id")
+    method = message.get("method")
+    if not has_id and isinstance(method, str):
+        return None  # a notification: the shell handles cancellation
+    if method is None and ("result" in message or "error" in message):
+        return None  # a response from the client: never expected, ignored
+    if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or \
+            not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
+        return error_reply(request_id if isinstance(request_id, (str, int)) else None,
+                           RpcError(INVALID_REQUEST, "Invalid request"))
+    try:
+        return {"jsonrpc": "2.0", "id": request_id, "result": dispatch(method, message.get("params"))}
+    except RpcError as exc:
+        return error_reply(request_id, exc)
 
 
 @dataclass

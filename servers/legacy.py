@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from servers.core import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, VERSION_KEY, Json,
-                          Report, RpcError, Server, error_reply, no_report, parse_request)
+                          Report, RpcError, Server, handle_request, no_report, parse_request)
 
 LEGACY_VERSION = "2025-11-25"
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -34,15 +34,7 @@ class LegacyFront:
         return message.reply  # a line that is not a JSON object: same answer in both eras
 
     def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]:
-        method = message.get("method")
-        if "id" not in message or not isinstance(method, str):
-            return None  # notifications (initialized, cancelled) and stray responses
-        request_id = message["id"]
-        try:
-            return {"jsonrpc": "2.0", "id": request_id,
-                    "result": self.dispatch(method, message.get("params"), report)}
-        except RpcError as exc:
-            return error_reply(request_id, exc)
+        return handle_request(message, lambda method, params: self.dispatch(method, params, report))
 
     def dispatch(self, method: str, params: Any, report: Report = no_report) -> Json:
         params = params if isinstance(params, dict) else {}

@@ -14,28 +14,24 @@ fast call to the same server may come back in either order.
 from __future__ import annotations
 
 import collections
-import ctypes
 import os
 import signal
-import subprocess
-import sys
-from typing import Any, Callable, Deque, Dict, List, Optional
+from typing import Callable, Deque, Dict, List, Optional
 
 import anyio
-from anyio._core._eventloop import get_async_backend
 from anyio.abc import Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from .config import ServerSpec
-from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone
+from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, encode, parse_line
+from .process import IS_POSIX, exited, signal_group, spawn
 from .protocol import complete_result, with_envelope
 
 DEFAULT_TIMEOUT = 30.0
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is dropped
 STDERR_TAIL_BYTES = 4096
 CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
-IS_POSIX = os.name == "posix"
 
 NotificationHandler = Callable[[Json], None]
 ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, total, message
@@ -278,67 +274,15 @@ class StdioClient:
                     await process.stdin.aclose()
                 except (OSError, anyio.BrokenResourceError):
                     pass
-            if not await _exited(process, 0.0 if self._broken else self.close_grace):
-                _signal_group(process, signal.SIGTERM)
-                if not await _exited(process, 0.0 if self._broken else self.close_grace):
-                    _signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
-                    await _exited(process, CLOSE_GRACE)
+            if not await exited(process, 0.0 if self._broken else self.close_grace):
+                signal_group(process, signal.SIGTERM)
+                if not await exited(process, 0.0 if self._broken else self.close_grace):
+                    signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
+                    await exited(process, CLOSE_GRACE)
             if self._reader_scope is not None:
                 self._reader_scope.cancel()
             if IS_POSIX:  # children left in the group outlive nothing
-                _signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
+                signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
             self._pending.fail_all(ServerGone(f"server '{self.alias}' was closed"))
             with anyio.move_on_after(self.close_grace):
                 await process.aclose()  # the pipes' transports, released on this loop
-
-
-def _die_with_parent() -> Optional[Callable[[], None]]:
-    """On Linux, a hook that makes the child get SIGKILL when this process dies,
-    however it dies (even SIGKILL, when no close code can run)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here, not in the child
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig, kill = 1, int(signal.SIGKILL)
-
-    def hook() -> None:
-        prctl(pr_set_pdeathsig, kill)
-    return hook
-
-
-_DIE_WITH_PARENT = _die_with_parent()
-
-
-async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Process:
-    """Start the server with pipes, in its own process group (so close can end
-    its children too) and, on Linux, bound to live no longer than us."""
-    options: Dict[str, Any] = {"cwd": cwd, "env": env, "start_new_session": IS_POSIX}
-    if _DIE_WITH_PARENT is not None:
-        options["preexec_fn"] = _DIE_WITH_PARENT
-    # anyio.open_process does not forward preexec_fn; its backend passes any
-    # Popen option through, so the process is started there.
-    backend = get_async_backend()
-    return await backend.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, **options)
-
-
-async def _exited(process: Process, within: float) -> bool:
-    with anyio.move_on_after(within):
-        await process.wait()
-        return True
-    return False
-
-
-def _signal_group(process: Process, sig: int) -> None:
-    try:
-        if IS_POSIX:
-            os.killpg(process.pid, sig)
-        elif sig == signal.SIGTERM:
-            process.terminate()
-        else:
-            process.kill()
-    except (ProcessLookupError, PermissionError, subprocess.SubprocessError):
-        pass
-

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import jsonschema
-import pytest
 
 from checks.exercises import regions, with_region
 from checks.fixtures import Journal

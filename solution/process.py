@@ -1,0 +1,73 @@
+"""Starting and stopping a server process, with nothing left behind.
+
+A server runs in its own process group, so closing it can end any children it
+started; on Linux it is also bound to die with this process (PR_SET_PDEATHSIG),
+so not even a SIGKILL of the client leaves it running. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from typing import Any, Callable, Dict, List, Optional
+
+import anyio
+from anyio._core._eventloop import get_async_backend
+from anyio.abc import Process
+
+IS_POSIX = os.name == "posix"
+
+
+def _die_with_parent() -> Optional[Callable[[], None]]:
+    """On Linux, a hook that makes the child get SIGKILL when this process dies,
+    however it dies (even SIGKILL, when no close code can run)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved here, not in the child
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig, kill = 1, int(signal.SIGKILL)
+
+    def hook() -> None:
+        prctl(pr_set_pdeathsig, kill)
+    return hook
+
+
+_DIE_WITH_PARENT = _die_with_parent()
+
+
+async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Process:
+    """Start the server with pipes, in its own process group (so close can end
+    its children too) and, on Linux, bound to live no longer than us."""
+    options: Dict[str, Any] = {"cwd": cwd, "env": env, "start_new_session": IS_POSIX}
+    if _DIE_WITH_PARENT is not None:
+        options["preexec_fn"] = _DIE_WITH_PARENT
+    # anyio.open_process does not forward preexec_fn; its backend passes any
+    # Popen option through, so the process is started there.
+    backend = get_async_backend()
+    return await backend.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, **options)
+
+
+async def exited(process: Process, within: float) -> bool:
+    with anyio.move_on_after(within):
+        await process.wait()
+        return True
+    return False
+
+
+def signal_group(process: Process, sig: int) -> None:
+    try:
+        if IS_POSIX:
+            os.killpg(process.pid, sig)
+        elif sig == signal.SIGTERM:
+            process.terminate()
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError, subprocess.SubprocessError):
+        pass
+

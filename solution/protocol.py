@@ -29,11 +29,10 @@ _META: Json = {
 
 def with_envelope(params: Optional[Json]) -> Json:
     """`params` plus the `_meta` keys every 2026-07-28 request must carry."""
-    enveloped = dict(params) if params else {}
-    meta = dict(enveloped.get("_meta") or {})
-    meta.update(_META)
-    enveloped["_meta"] = meta
-    return enveloped
+    if not params:
+        return {"_meta": _META}  # shared, never mutated: it is only serialised
+    own = params.get("_meta")
+    return {**params, "_meta": {**own, **_META} if own else _META}
 
 
 def complete_result(method: str, result: Any, *, allow_input_required: bool = False) -> Json:

@@ -24,7 +24,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from .config import ServerSpec
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
-from .jsonrpc import Json, PendingRequests, encode, parse_line
+from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
 from .process import IS_POSIX, exited, signal_group, spawn
 from .protocol import complete_result, with_envelope
 
@@ -109,14 +109,10 @@ class StdioClient:
             self._progress[request_id] = on_progress
         try:
             await self._send(message)
-            deadline = anyio.current_time() + limit
-            while not slot.done.is_set():
-                with anyio.move_on_after(deadline - anyio.current_time()):
-                    await slot.done.wait()
-                last = self._progress_at.get(request_id)
-                if slot.done.is_set() or not (progress_resets_timeout and last and last + limit > deadline):
-                    break
-                deadline = last + limit  # progress came: the clock starts again from it
+            with anyio.move_on_after(limit):
+                await slot.done.wait()
+            if progress_resets_timeout:
+                await self._wait_while_progressing(request_id, slot.done, limit)
             if not slot.done.is_set():
                 await self._cancel(request_id, f"timed out after {limit:g} s")
                 raise RequestTimeout(method, limit)
@@ -125,11 +121,22 @@ class StdioClient:
             raise
         finally:
             self._pending.close(request_id)
-            self._progress.pop(request_id, None)
-            self._progress_at.pop(request_id, None)
+            if on_progress is not None:
+                self._progress.pop(request_id, None)
+                self._progress_at.pop(request_id, None)
         if slot.error is not None:
             raise slot.error
         return complete_result(method, slot.result, allow_input_required=allow_input_required)
+
+    async def _wait_while_progressing(self, request_id: RequestId, done: anyio.Event, limit: float) -> None:
+        """Past the timeout, keep waiting as long as progress keeps coming: each
+        notification starts the clock again (only when the config asks for it)."""
+        while not done.is_set():
+            last = self._progress_at.get(request_id)
+            if last is None or last + limit <= anyio.current_time():
+                return
+            with anyio.move_on_after(last + limit - anyio.current_time()):
+                await done.wait()
 
     async def listen(self, notifications: Json) -> None:
         """Open a `subscriptions/listen` stream: a request that stays open, so it

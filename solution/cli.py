@@ -42,7 +42,8 @@ def asker(options: argparse.Namespace) -> "Any":
     """Who answers consent questions: --yes, --no, or the person at the terminal."""
     if options.yes:
         return always(ONCE)
-    if options.no or not sys.stdin.isatty():
+    stdin = sys.stdin  # None when the process was started with stdin closed
+    if options.no or stdin is None or not stdin.isatty():
         if not options.no:
             print("note: no terminal to ask for consent, so calls that need it are declined "
                   "(--yes allows them)", file=sys.stderr)

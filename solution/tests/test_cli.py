@@ -76,3 +76,11 @@ def test_no_reachable_server_is_exit_2_with_the_reasons(tmp_path: Path) -> None:
 def test_bad_call_arguments_are_a_usage_error() -> None:
     done = run("call", "mcp__notes__search", "{not json")
     assert done.returncode == 2 and "not valid JSON" in done.stderr
+
+
+def test_a_closed_stdin_is_no_terminal_not_a_crash() -> None:
+    done = subprocess.run([sys.executable, "-m", "solution", "call", "mcp__tickets__close_ticket",
+                           '{"ticket_id": "T-101"}'], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={**os.environ, "MOCK": "1"}, stdin=None, close_fds=True,
+                          preexec_fn=lambda: os.close(0))
+    assert done.returncode == 1 and "declined" in done.stdout and "Traceback" not in done.stderr

@@ -86,7 +86,7 @@ async def beside_notes(lab: FaultLab, broken: ServerSpec, check: Callable[[Aggre
 
 def offline_with(*words: str) -> Callable[[Aggregator], Awaitable[str]]:
     async def check(tools: Aggregator) -> str:
-        (alias,) = [a for a in tools.config.servers if a.alias != "notes"][0].alias,
+        alias = next(spec.alias for spec in tools.config.servers if spec.alias != "notes")
         why = tools.offline.get(alias, "")
         for word in words:
             assert word in why, f"offline reason {why!r} should mention {word!r}"

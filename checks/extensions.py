@@ -9,6 +9,8 @@ import json
 import time
 from typing import Any, Dict, List, Tuple
 
+import anyio
+
 from checks.exercises import EXTENSIONS, Extension
 from checks.fixtures import Lab
 from checks.harness import Fail, HarnessError, Item
@@ -110,15 +112,35 @@ async def list_changes(target: Target, lab: Lab) -> str:
 
 # -- E3 -------------------------------------------------------------------------
 
+LONG_WORK_STEPS, LONG_WORK_GAP = 32, 0.05  # 1.6 s of work, a progress report every 50 ms
+LONG_WORK_TIMEOUT = 1.0  # shorter than the work, far longer than any gap between reports
+
+
 async def progress(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E3"])
     seen: List[Tuple[float, float]] = []
-    async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
-        await refreshed(target, tools)
-        entry = found(tools, "tickets", "rebuild_index", EXTENSIONS["E3"])
-        result = await tools.call(entry.model_name, {},
-                                  on_progress=lambda value, total, text: seen.append((time.time(), value)))
-        returned = time.time()
+    long_seen: List[float] = []
+    long_spec = lab.server("tickets", "long-tickets", "--progress-steps", str(LONG_WORK_STEPS),
+                           "--progress-gap", str(LONG_WORK_GAP), timeout=LONG_WORK_TIMEOUT,
+                           progress_resets_timeout=True)
+    outcome: Dict[str, Any] = {}
+
+    async def long_call() -> None:  # alone in its table, so it needs no exercise 3
+        async with await aggregator_for(target, lab, [long_spec]) as tools:
+            await refreshed(target, tools)
+            long_entry = found(tools, "long-tickets", "rebuild_index", EXTENSIONS["E3"])
+            outcome["long"] = await tools.call(long_entry.model_name, {},
+                                               on_progress=lambda value, total, text: long_seen.append(value))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(long_call)
+        async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
+            await refreshed(target, tools)
+            entry = found(tools, "tickets", "rebuild_index", EXTENSIONS["E3"])
+            result = await tools.call(entry.model_name, {},
+                                      on_progress=lambda value, total, text: seen.append((time.time(), value)))
+            returned = time.time()
+    long_result = outcome["long"]
     journal = lab.journal("tickets")
     sent = [e for e in journal.entries() if e.kind == "out" and e.msg.get("method") == "notifications/progress"]
     request = journal.calls("rebuild_index")[-1]
@@ -132,7 +154,25 @@ async def progress(target: Target, lab: Lab) -> str:
                    f"journal: the server sent {len(sent)}\ngot: {values}{where}")
     if any(at > returned for at, _ in seen):
         raise Fail(f"expected: progress stops at the reply\ngot: progress after the result{where}")
-    return f"{len(values)} progress notifications, in order, all before the reply (token {token!r})"
+    # progressResetsTimeout: the work outlasts the timeout, but no gap between
+    # reports comes near it, so only a client that ignores the reports gives up.
+    long_journal = lab.journal("long-tickets")
+    call_id = long_journal.calls("rebuild_index")[-1].msg.get("id")
+    cancelled = [e for e in long_journal.entries() if e.kind == "in"
+                 and e.msg.get("method") == "notifications/cancelled"
+                 and (e.msg.get("params") or {}).get("requestId") == call_id]
+    reported = [e for e in long_journal.entries() if e.kind == "out"
+                and e.msg.get("method") == "notifications/progress"]
+    if cancelled or long_result.get("isError"):
+        raise Fail(f"expected: with progressResetsTimeout, each progress report starts the "
+                   f"{LONG_WORK_TIMEOUT:g} s timeout again, so a call that keeps reporting is not cut off\n"
+                   f"journal: long-tickets sent {len(reported)} progress report(s), one every "
+                   f"{LONG_WORK_GAP * 1000:.0f} ms, then the client cancelled the call\n"
+                   f"got: {json.dumps(long_result)[:160]}; note when each report came "
+                   f"(self._progress_at) so the wait can be extended{where}")
+    return (f"{len(values)} progress notifications, in order, all before the reply (token {token!r}); "
+            f"a {LONG_WORK_STEPS * LONG_WORK_GAP:g} s call outlived its {LONG_WORK_TIMEOUT:g} s timeout "
+            f"on {len(long_seen)} progress reports")
 
 
 # -- E4 -------------------------------------------------------------------------
@@ -184,8 +224,8 @@ EXTENSION_ITEMS = [
          consent, "consent.py", "runs_without_asking"),
     Item(12, "E2-list-changes", "a changed tool list is re-listed; old names stay, new tools appear",
          list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s"),
-    Item(13, "E3-progress", "progress reaches the caller in order and stops at the reply",
-         progress, "stdio_client.py", "StdioClient._on_progress"),
+    Item(13, "E3-progress", "progress reaches the caller in order, stops at the reply, resets the timeout",
+         progress, "stdio_client.py", "StdioClient._on_progress", waits="a call that outlasts its timeout"),
     Item(14, "E4-many-tools", "two stable meta-tools find a tool among 500 and call it",
          many_tools, "meta_tools.py", "rank"),
     Item(15, "E5-structured", "structured results reach the program as data; the model gets text",

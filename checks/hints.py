@@ -22,11 +22,13 @@ HINTS: Dict[int, List[str]] = {
         "labs/GUIDE.md, section 8 (the walkthrough): read solution/stdio_client.py first."],
     2: ["The server answered at once. What did your client do with that answer?",
         "In on_line, a reply has either 'result' or 'error'. For 'error', call "
-        "slot.reject(McpError.from_reply(message['error'])) so the waiting request raises now.",
+        "slot.reject(McpError.from_reply(message['error'])) so the waiting request raises now; "
+        "a reply with neither gets slot.reject(ProtocolViolation(...)).",
         "labs/GUIDE.md, section 4 (two kinds of error)."],
     3: ["How does a server say 'there is more'? And how does it say 'that was all'?",
-        "Loop: request tools/list with {'cursor': cursor} (none the first time), add the page's "
-        "tools, take page.get('nextCursor'); stop only when it is None. Not on a short or empty page.",
+        "Loop at most max_pages times: request tools/list with {'cursor': cursor} (none the first "
+        "time), add the page's tools, take page.get('nextCursor'); stop only when it is None (not on "
+        "a short or empty page, not on ''); past max_pages, raise ProtocolViolation.",
         "labs/GUIDE.md, section 2 (discovery)."],
     4: ["What does a model API's tool look like, and which MCP fields have no place in it?",
         "translate.to_anthropic_tool gives name, description ('[from alias] ...') and input_schema; "
@@ -37,16 +39,18 @@ HINTS: Dict[int, List[str]] = {
         "config, never from serverInfo.name.",
         "labs/GUIDE.md, section 5 (several servers, one table)."],
     6: ["Which characters and lengths do model APIs accept in a tool name?",
-        "Replace [^A-Za-z0-9_-] with '_'; if anything changed or the name is over 64, cut to "
-        "64 - 9 characters and append '_' + short_hash(alias, tool_name).",
+        "Replace [^A-Za-z0-9_-] with '_'; if anything changed (a replaced dot counts: queue.stats "
+        "and queue_stats) or the name is over 64, cut to 64 - 9 characters and append "
+        "'_' + short_hash(alias, tool_name).",
         "labs/GUIDE.md, section 5, the paragraph on name shape."],
     7: ["Which errors are for the program, and which are for the model?",
         "Aggregator.call must return a result for every failure: the server's isError result "
         "as it came, and error_result(...) for unknown names and arguments that fail the schema.",
         "labs/GUIDE.md, section 4 (two kinds of error)."],
     8: ["If one server fails during discovery, what should the others see?",
-        "In refresh, wrap each server in its own try/except and anyio.fail_after("
-        "self.discovery_timeout); on failure, offline[spec.alias] = reason(exc).",
+        "In refresh, wrap each server's whole connect in its own try/except and anyio.fail_after("
+        "self.discovery_timeout) (per-request timeouts alone let a slow server through); on "
+        "failure, offline[spec.alias] = reason(exc).",
         "labs/GUIDE.md, section 6 (failure isolation)."],
     9: ["Follow one turn: the model's tool call, the call through the aggregator, the result back.",
         "run_agent loops at most max_steps turns: ask the model, run each tool call with "

@@ -42,14 +42,24 @@ def describe_request(msg: Dict[str, Any]) -> str:
 
 
 def describe_reply(msg: Dict[str, Any]) -> str:
+    if "method" in msg:  # a notification from the server, not a reply
+        raw_params = msg.get("params")
+        params: Dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+        if msg["method"] == "notifications/progress":
+            return f"{msg['method']} {params.get('progress')}/{params.get('total', '?')}"
+        return str(msg["method"])
     head = f"#{msg.get('id')}"
+    if "result" not in msg and "error" not in msg:
+        return f"{head} (neither result nor error)"
     error = msg.get("error")
     if isinstance(error, dict):
         return f"{head} error {error.get('code')} {short(error.get('message', ''), 50)}"
     raw = msg.get("result")
     result: Dict[str, Any] = raw if isinstance(raw, dict) else {}
     if "tools" in result:
-        more = f" nextCursor={short(result['nextCursor'], 24)}" if "nextCursor" in result else " (last page)"
+        cursor = result.get("nextCursor")
+        more = (" (last page)" if cursor is None else ' nextCursor=""' if cursor == ""
+                else f" nextCursor={short(cursor, 24)}")
         return f"{head} {len(result['tools'])} tool(s){more}"
     if "content" in result:
         text = " ".join(str(b.get("text", "")) for b in result["content"] if isinstance(b, dict))

@@ -31,6 +31,9 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 UNSUPPORTED_VERSION = -32022
 
+PAGING_MODES = ("normal", "empty-cursor", "endless")
+ENDLESS_PAGES = 40  # an endless lister gives up here, so a client without a page limit still ends
+
 Json = Dict[str, Any]
 
 
@@ -114,6 +117,11 @@ class Server:
     tools: List[Tool]
     page_size: Optional[int] = None  # None: every tool on one page
     list_changes: bool = False  # whether its tool list can change (capability listChanged)
+    # "empty-cursor": the cursor to the second page is "" (a real cursor, not an end);
+    # "endless": every page has a nextCursor (the pages repeat) until ENDLESS_PAGES.
+    paging: str = "normal"
+    progress_steps: int = 5  # how often a tool that reports progress reports it
+    progress_gap: float = 0.03  # seconds of simulated work before each report
     on_change: Callable[[], None] = field(default=lambda: None, repr=False)  # set by the shell
     _by_name: Dict[str, Tool] = field(init=False, repr=False)
     _pages: List[List[int]] = field(init=False, repr=False)
@@ -141,6 +149,8 @@ class Server:
     # -- cursors: opaque to the client, verifiable here -------------------
 
     def make_cursor(self, page: int) -> str:
+        if self.paging == "empty-cursor" and page == 1:
+            return ""
         body = page.to_bytes(2, "big")
         tag = hmac.new(self._cursor_key, body, hashlib.sha256).digest()[:10]
         return base64.urlsafe_b64encode(tag + body).decode().rstrip("=")
@@ -148,6 +158,8 @@ class Server:
     def read_cursor(self, cursor: Any) -> int:
         if not isinstance(cursor, str):
             raise RpcError(INVALID_PARAMS, "Invalid cursor: must be a string")
+        if cursor == "" and self.paging == "empty-cursor" and len(self._pages) > 1:
+            return 1
         try:
             raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         except (ValueError, TypeError):
@@ -157,7 +169,8 @@ class Server:
         if len(body) != 2 or not hmac.compare_digest(tag, expected):
             raise RpcError(INVALID_PARAMS, "Invalid cursor: pass back nextCursor exactly as received")
         page = int.from_bytes(body, "big")
-        if not 0 < page < len(self._pages):
+        last = ENDLESS_PAGES if self.paging == "endless" else len(self._pages)
+        if not 0 < page < last:
             raise RpcError(INVALID_PARAMS, "Invalid cursor: no such page")
         return page
 
@@ -197,9 +210,12 @@ class Server:
 
     def list_tools(self, params: Json) -> Json:
         page = self.read_cursor(params["cursor"]) if "cursor" in params else 0
-        result: Json = {"tools": [self.tools[i].to_json() for i in self._pages[page]],
+        if self.paging == "endless" and page + 1 >= ENDLESS_PAGES:
+            raise RpcError(INTERNAL_ERROR, f"this server pages forever (fixture --paging endless); "
+                                           f"a client should have given up long before page {page + 1}")
+        result: Json = {"tools": [self.tools[i].to_json() for i in self._pages[page % len(self._pages)]],
                         "ttlMs": 0, "cacheScope": "public"}
-        if page + 1 < len(self._pages):
+        if page + 1 < len(self._pages) or self.paging == "endless":
             result["nextCursor"] = self.make_cursor(page + 1)
         return result
 

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
-from servers.core import Json, Report, RpcError, Server, check_envelope, error_reply, no_report
+from servers.core import PAGING_MODES, Json, Report, RpcError, Server, check_envelope, error_reply, no_report
 from servers.legacy import LegacyFront
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage")
@@ -69,6 +69,16 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--hold", action="append", default=[], metavar="TOOL",
                         help="hold each reply to a call of TOOL until another reply has gone out "
                              "(at most 5 s), so replies come back out of order; repeatable")
+    parser.add_argument("--paging", choices=PAGING_MODES, default="normal",
+                        help="normal; empty-cursor: the cursor to the second page is \"\" (a real "
+                             "cursor); endless: every page has a nextCursor (a client must stop itself)")
+    parser.add_argument("--bare-reply", action="append", default=[], metavar="METHOD",
+                        help="answer METHOD with a reply that has neither result nor error "
+                             "(a protocol violation the client must reject); repeatable")
+    parser.add_argument("--progress-steps", type=int, default=5, metavar="N",
+                        help="tools that report progress do so N times (default 5)")
+    parser.add_argument("--progress-gap", type=float, default=0.03, metavar="S",
+                        help="seconds of simulated work before each progress report (default 0.03)")
     options = parser.parse_args(argv)
     pairs = list(options.latency) + [p for p in (env("MCP_LAB_LATENCY") or "").split(",") if p]
     latency: Dict[str, float] = {}
@@ -172,6 +182,9 @@ class StdioShell:
                 delay += self.options.latency.get(str(params.get("name")), 0.0)
         if delay > 0:
             time.sleep(delay)  # simulated work: this *is* the latency under test
+        if message is not None and message.get("method") in self.options.bare_reply and "id" in message:
+            self.write({"jsonrpc": "2.0", "id": message["id"]})  # neither result nor error
+            return
         if message is not None and message.get("method") == "tools/call" and \
                 (message.get("params") or {}).get("name") in self.options.hold:
             self._other_reply.clear()
@@ -242,6 +255,8 @@ class StdioShell:
 
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
+    server.paging = options.paging
+    server.progress_steps, server.progress_gap = options.progress_steps, options.progress_gap
     front: Front = LegacyFront(server) if options.era == "legacy" else server
     shell = StdioShell(front, options)
     server.on_change = shell.tools_changed

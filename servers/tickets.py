@@ -32,6 +32,7 @@ LONG_NAME = "summarize_open_tickets_by_queue_priority_and_assignee_for_weekly_re
 TWIN_CSV = "export_ticket_history_including_comments_and_attachments_for_audit_as_csv"
 TWIN_JSON = "export_ticket_history_including_comments_and_attachments_for_audit_as_json"
 DOTTED_NAME = "queue.stats"
+UNDERSCORED_TWIN = "queue_stats"
 
 TICKET_ID = {"type": "string", "pattern": "^T-[0-9]+$"}
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -85,15 +86,16 @@ def export(kind: str) -> ToolOutput:
 def queue_stats(arguments: Json) -> ToolOutput:
     counts: Dict[str, int] = {}
     for t in TICKETS.values():
+        if arguments.get("open") and t["status"] != "open":
+            continue
         counts[t["queue"]] = counts.get(t["queue"], 0) + 1
     return ToolOutput(json.dumps(counts), counts)
 
 
-def rebuild_index(arguments: Json, report: Report) -> ToolOutput:
-    steps = 5
+def rebuild_index(steps: int, gap: float, report: Report) -> ToolOutput:
     for step in range(1, steps + 1):
-        time.sleep(0.03)  # simulated work between progress reports
-        report(step, steps, f"indexed {step * 20}% of the tickets")
+        time.sleep(gap)  # simulated work between progress reports
+        report(step, steps, f"indexed {round(step * 100 / steps)}% of the tickets")
     return ToolOutput(f"Index rebuilt: {len(TICKETS)} tickets.", {"tickets": len(TICKETS)})
 
 
@@ -138,8 +140,13 @@ def build() -> Server:
         Tool(DOTTED_NAME, "Count tickets per queue.", NO_ARGS,
              queue_stats, title="Queue statistics", annotations=READ_ONLY,
              output_schema={"type": "object", "additionalProperties": {"type": "integer"}}),
+        # The dotted name's twin once the dot is replaced: only a hash keeps them apart.
+        Tool(UNDERSCORED_TWIN, "Count open tickets per queue.", NO_ARGS,
+             lambda _: queue_stats({"open": True}), title="Open-queue statistics", annotations=READ_ONLY,
+             output_schema={"type": "object", "additionalProperties": {"type": "integer"}}),
         Tool("rebuild_index", "Rebuild the search index; takes a moment and reports its progress.",
-             NO_ARGS, rebuild_index, title="Rebuild the index", reports_progress=True,
+             NO_ARGS, lambda _, report: rebuild_index(server.progress_steps, server.progress_gap, report),
+             title="Rebuild the index", reports_progress=True,
              annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
                           "openWorldHint": False},
              output_schema={"type": "object", "properties": {"tickets": {"type": "integer"}},

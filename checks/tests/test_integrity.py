@@ -80,9 +80,8 @@ def test_every_red_starter_item_names_its_exercise_and_where_to_edit(starter: Di
 
 def test_item_2_is_red_for_the_right_reason(starter: Dict[int, Verdict]) -> None:
     message = starter[2].message
-    assert re.search(r"server answered -32601 'Method not found' after \d+\.\d ms", message)
-    assert "RequestTimeout" in message and "1 s timeout" in message
-    assert 1.0 <= starter[2].duration < 3.0
+    assert "the server answered -32601 'Method not found'; a later request was answered after it" in message
+    assert "notes/reindex was still waiting: its error reply was read and dropped" in message
 
 
 def test_item_3_is_red_because_only_one_page_was_read(starter: Dict[int, Verdict]) -> None:
@@ -90,7 +89,7 @@ def test_item_3_is_red_because_only_one_page_was_read(starter: Dict[int, Verdict
 
 
 def test_item_8_is_red_because_refresh_raised(starter: Dict[int, Verdict]) -> None:
-    assert "refresh() raised" in starter[8].message and "notes answered server/discover" in starter[8].message
+    assert "refresh() raised" in starter[8].message and "sank the whole refresh" in starter[8].message
 
 
 @pytest.mark.parametrize("number", sorted(EXERCISES))

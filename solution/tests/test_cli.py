@@ -23,7 +23,7 @@ def test_tools_json_lists_the_table_with_aliases_and_originals() -> None:
     assert done.returncode == 0, done.stderr
     table = json.loads(done.stdout)
     rows = {(t["alias"], t["original_name"]): t for t in table["tools"]}
-    assert len(rows) == 12 and table["offline"] == {}
+    assert len(rows) == 13 and table["offline"] == {}
     assert rows[("tickets", "queue.stats")]["model_name"].startswith("mcp__tickets__queue_stats_")
     assert rows[("notes", "search")]["title"] == "Search notes"
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -173,9 +175,12 @@ def aggregation(servers: int, tools: int) -> "tuple[float, float]":
 # -- row 5: the self-check's wall time -------------------------------------------------
 
 def checks_time(target: str) -> float:
+    """Wall time of one self-check, pinned to two CPUs where `taskset` exists
+    (the smallest machine the lab promises to be quick on)."""
+    pin = ["taskset", "-c", "0,1"] if shutil.which("taskset") else []
     began = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "checks", "--target", target], capture_output=True, timeout=120,
-                   cwd=ROOT, env={**__import__("os").environ, "MOCK": "1"})
+    subprocess.run([*pin, sys.executable, "-m", "checks", "--target", target], capture_output=True,
+                   timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1"})
     return time.perf_counter() - began
 
 
@@ -212,10 +217,14 @@ def main(argv: "List[str] | None" = None) -> int:
     took = statistics.median(t for t, _ in built)
     row("4. aggregate 50 servers x 200 tools", f"{took * 1000:.0f} ms, peak {max(m for _, m in built):.0f} MB",
         "names, table, entries", "< 100 ms", took < 0.1)
-    for target, limit in (("solution", 1.0), ("starter", 3.0)):
-        wall = Sample([checks_time(target) for _ in range(reps)])
-        row(f"5. MOCK=1 python -m checks --target {target}", f"{wall.median:.2f} s ({min(wall.values):.2f}-"
-            f"{max(wall.values):.2f})", "", f"< {limit:g} s", wall.median < limit)
+    walls: Dict[str, List[float]] = {"solution": [], "starter": []}
+    for _ in range(reps):  # interleaved, so both meet the same noise
+        for target in walls:
+            walls[target].append(checks_time(target))
+    for target, limit in (("solution", 1.0), ("starter", 1.5)):
+        wall = Sample(walls[target])
+        row(f"5. MOCK=1 python -m checks --target {target}, 2 CPUs", f"{wall.median:.2f} s "
+            f"({min(wall.values):.2f}-{max(wall.values):.2f})", "", f"<= {limit:g} s", wall.median <= limit)
     served = interleaved({"fixture": lambda: ours(notes_argv(), calls),
                           "sdk server": lambda: ours([sys.executable, str(SDK_SERVER)], calls, "echo",
                                                      {"text": "hi"})}, reps)

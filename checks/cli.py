@@ -1,93 +1,40 @@
 """`python -m checks`: the nine items, streamed as they are judged.
 
     python -m checks [ITEM ...] [--only 3,5] [--target starter|solution|DIR]
-                     [--json] [--trace] [--watch] [--hint N [--all]]
+                     [--json] [--trace] [--watch] [--hint N [--all]] [--limit S]
 
-Exit status: 0 when every selected item passes, 1 when any fails, 2 when the
-harness could not judge (bad arguments, a package that does not import, a
-fixture that would not start).
+The code under test runs in a worker process (`checks.isolation`); this
+process alone writes the report and chooses the exit status: 0 when every
+selected item passes, 1 when any fails, 2 when the harness could not judge
+(bad arguments, a package that does not import, a fixture that would not
+start, or code under test that ended, blocked or outlived the run).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+import tempfile
 import textwrap
 import time
 from typing import Any, Dict, List, Optional
 
+from checks import reaper
 from checks.extensions import EXTENSION_ITEMS, label
-from checks.harness import Item, Verdict, Where, run_items
+from checks.harness import ITEM_LIMIT, Item, Verdict
 from checks.hints import HINTS, next_hints
+from checks.isolation import Event, Outcome, run_isolated, verdict_from_json
 from checks.items import ITEMS
+from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
-from checks.target import TargetError, load_target
+from checks.visible import visible
 
-WIDTH = 96
-TITLE_WIDTH = 9 + max(len(item.title) for item in ITEMS + EXTENSION_ITEMS)
-FAILED_TRACE_LINES = 12
-MEANING = {0: "all passed", 1: "some items failed", 2: "the harness could not judge"}
 NEXT_STEPS = """\
 All nine pass. Next:
   QUESTION="Read note n-2" python -m {package}     the agent loop, end to end
   python -m {package} tools                        the table the model sees
   labs/GUIDE.md, section 10                         three interview questions"""
-
-
-def exit_status(verdicts: List[Verdict]) -> int:
-    if any(v.status == "error" for v in verdicts):
-        return 2
-    return 0 if all(v.status == "pass" for v in verdicts) else 1
-
-
-def verdict_from_json(data: Dict[str, Any]) -> Verdict:
-    where = data.get("where")
-    return Verdict(int(data["number"]), str(data["id"]), str(data["title"]), str(data["status"]),
-                   float(data["duration"]), str(data["message"]),
-                   Where(**where) if isinstance(where, dict) else None, trace=list(data.get("trace", [])))
-
-
-def render(verdict: Verdict, style: Style, full_trace: bool = False) -> str:
-    word, colour = {"pass": ("PASS", "green"), "fail": ("FAIL", "red"),
-                    "error": ("ERROR", "yellow")}[verdict.status]
-    head = f"{label(verdict.number):>2} {word:<5} {verdict.title}"
-    padded = f"{head:<{TITLE_WIDTH}} {verdict.duration:5.2f} s"
-    lines = [padded.replace(word, style.paint(word, colour, "bold"), 1)]
-    if verdict.status != "pass":
-        for line in verdict.message.splitlines():
-            tag, sep, _ = line.partition(": ")
-            indent = " " * (9 + len(tag) + 2) if sep and len(tag) <= 8 else " " * 11
-            lines.append(textwrap.fill(line, WIDTH, initial_indent=" " * 9,
-                                       subsequent_indent=indent, break_on_hyphens=False))
-        if verdict.where and verdict.where.exercise is None:
-            lines.append(f"         look at: {verdict.where.file}, {verdict.where.function}")
-    shown = verdict.trace if full_trace else (verdict.trace[-FAILED_TRACE_LINES:]
-                                              if verdict.status != "pass" else [])
-    if shown:
-        more = len(verdict.trace) - len(shown)
-        lines.append(style.paint(f"         wire{f' (last {len(shown)} lines; --trace for all)' if more else ''}:",
-                                 "dim"))
-        lines += [style.paint(f"           {line}", "dim") for line in shown]
-    return "\n".join(lines)
-
-
-def summary(verdicts: List[Verdict], seconds: float, style: Style) -> str:
-    nine = [v for v in verdicts if v.number <= len(ITEMS)]
-    extra = [v for v in verdicts if v.number > len(ITEMS)]
-    passed = sum(v.status == "pass" for v in nine)
-    failed = sum(v.status == "fail" for v in verdicts)
-    errors = sum(v.status == "error" for v in verdicts)
-    parts = [f"{passed}/{len(nine)} passed"]
-    if extra:
-        parts.append(f"extensions {sum(v.status == 'pass' for v in extra)}/{len(extra)} passed")
-    if failed:
-        parts.append(style.paint(f"{failed} failed", "red"))
-    if errors:
-        parts.append(style.paint(f"{errors} not judged", "yellow"))
-    status = exit_status(verdicts)
-    return " · ".join(parts) + f" · {seconds:.1f} s · exit {status} ({MEANING[status]})"
 
 
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -106,6 +53,8 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
                              "structured results); they then count in the exit status")
     parser.add_argument("--hint", type=int, metavar="N", help="the next hint for item N")
     parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
+    parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
+                        help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
     options = parser.parse_args(argv)
     try:
         chosen = set(options.items) | {int(n) for n in options.only.replace(" ", "").split(",") if n}
@@ -114,63 +63,93 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     known = {item.number for item in ITEMS}
     if chosen - known or (options.hint is not None and options.hint not in HINTS):
         parser.error(f"items are numbered 1 to {len(ITEMS)}")
+    if not 0 < options.limit < 3600:
+        parser.error(f"--limit wants seconds between 0 and 3600; got {options.limit:g}")
     options.chosen = chosen
     return options
 
 
+def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
+    """Verdicts for the items the worker never reported: ERROR, with the reason."""
+    seen = {v.number for v in outcome.verdicts}
+    why = outcome.problems[0] if outcome.problems else "the worker ended without judging it"
+    return [Verdict(i.number, i.id, i.title, "error", 0.0, f"not judged: {why}") for i in items
+            if i.number not in seen]
+
+
 def run(options: argparse.Namespace) -> int:
     began = time.perf_counter()
-    try:
-        target = load_target(options.target)
-    except TargetError as exc:
-        if options.json:
-            print(json.dumps({"target": options.target, "status": "error", "message": str(exc),
-                              "exit_status": 2, "items": []}, indent=2))
-        else:
-            print(f"cannot judge: {exc}", file=sys.stderr)
-        return 2
     items: List[Item] = [i for i in ITEMS if not options.chosen or i.number in options.chosen]
     if options.extensions:
         items += EXTENSION_ITEMS
-    note = str(target.models.choose_model()[1])
     style = Style(sys.stdout)
     live = style.live and not options.json
+    shown: List[int] = []
+    waiting = {"since": time.perf_counter()}
 
-    def tick(item: Item, elapsed: float, limit: float) -> None:
+    def tick() -> None:
+        item = next((i for i in items if i.number not in shown), None)
+        if item is None or not shown and not waiting.get("started"):
+            return
         doing = f"waiting on {item.waits}" if item.waits else item.title
-        text = f"{label(item.number):>2} ....  {elapsed:4.1f} s (gives up at {limit:g} s)  {doing}"
+        elapsed = time.perf_counter() - waiting["since"]
+        text = f"{label(item.number):>2} ....  {elapsed:4.1f} s (gives up at {options.limit:g} s)  {doing}"
         sys.stdout.write("\r" + text[:WIDTH].ljust(WIDTH))
         sys.stdout.flush()
 
-    def show(verdict: Verdict) -> None:
-        if live:
-            sys.stdout.write("\r" + " " * WIDTH + "\r")
-        print(render(verdict, style, options.trace), flush=True)
+    def on_event(event: Event, so_far: Outcome) -> None:
+        if event.get("event") == "start":
+            waiting["started"] = waiting["since"] = time.perf_counter()
+            if not options.json:
+                print(f"MCP client lab · checking {visible(str(event.get('display')))} · "
+                      f"{visible(str(event.get('model')))}", flush=True)
+        elif event.get("event") == "verdict" and not options.json:
+            verdict = verdict_from_json(event["verdict"])
+            if live:
+                sys.stdout.write("\r" + " " * WIDTH + "\r")
+            print(render(verdict, style, options.trace, so_far.outputs.get(verdict.number, "")), flush=True)
+            shown.append(verdict.number)
+            waiting["since"] = time.perf_counter()
 
-    if not options.json:
-        print(f"MCP client lab · checking {target.display_path('')} · {note}", flush=True)
-    verdicts = run_items(items, target, on_verdict=None if options.json else show,
-                         on_tick=tick if live else None)
-    status = exit_status(verdicts)
+    request = {"target": options.target, "items": [i.number for i in items if i.number <= len(ITEMS)],
+               "extensions": options.extensions, "limit": options.limit}
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
+        outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
+    if live:
+        sys.stdout.write("\r" + " " * WIDTH + "\r")
+    if outcome.load_error is not None and not outcome.verdicts:
+        return cannot_judge(options, outcome)
+    verdicts = outcome.verdicts + not_judged(items, outcome)
+    status = exit_status(verdicts, outcome.problems)
     if options.json:
-        nine = [v for v in verdicts if v.number <= len(ITEMS)]
-        report: Dict[str, Any] = {"target": options.target, "model": note,
-                                  "passed": sum(v.status == "pass" for v in nine), "total": len(nine),
-                                  "exit_status": status,
-                                  "items": [v.to_json(with_trace=options.trace) for v in nine]}
-        if options.extensions:
-            report["extensions"] = [dict(v.to_json(with_trace=options.trace), name=label(v.number))
-                                    for v in verdicts if v.number > len(ITEMS)]
+        print(json.dumps(json_report(options.target, outcome, verdicts, options.extensions, options.trace),
+                         indent=2))
+        return status
+    for verdict in verdicts[len(outcome.verdicts):]:
+        print(render(verdict, style))
+    for line in runner_lines(outcome, style):
+        print(line)
+    print(summary(verdicts, time.perf_counter() - began, style, outcome.problems))
+    if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
+        print(NEXT_STEPS.format(package=options.target if options.target in ("starter", "solution")
+                                else "starter"))
+    return status
+
+
+def cannot_judge(options: argparse.Namespace, outcome: Outcome) -> int:
+    message = outcome.load_error or ""
+    if options.json:
+        report: Dict[str, Any] = {"target": options.target, "status": "error", "message": message,
+                                  "exit_status": 2, "items": [], "problems": outcome.problems,
+                                  "killed": outcome.killed}
+        if outcome.outside.strip():
+            report["output"] = outcome.outside.splitlines()
         print(json.dumps(report, indent=2))
     else:
-        print(summary(verdicts, time.perf_counter() - began, style))
-        if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
-            print(NEXT_STEPS.format(package=target.package if target.name in ("starter", "solution")
-                                    else "starter"))
-    if any(v.hung for v in verdicts):
-        sys.stdout.flush()
-        os._exit(status)  # a blocked worker thread must not keep the runner alive
-    return status
+        for line in runner_lines(outcome, Style(sys.stderr)):
+            print(line, file=sys.stderr)
+        print(f"cannot judge: {visible(message)}", file=sys.stderr)
+    return 2
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -200,4 +179,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             if verdicts:
                 print(summary(verdicts, sum(v.duration for v in verdicts), style))
         return watch(directory, forwarded, show, sys.stdout, clear=style.live)
-    return run(options)
+    reaper.become_subreaper()  # whatever the code under test starts stays ours to end
+    try:
+        return run(options)
+    except KeyboardInterrupt:
+        print("\nstopped (Ctrl-C); the worker and everything it started were ended", file=sys.stderr)
+        return 130

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from checks.reaper import alive
 from checks.target import ROOT, Target
 
 SERVERS = ROOT / "servers"
@@ -79,7 +80,9 @@ class Lab:
 
     def __init__(self, target: Target) -> None:
         self.target = target
-        self._dir = tempfile.TemporaryDirectory(prefix="mcp-lab-")
+        # Under the runner, inside its run directory, so the runner can find the
+        # journals (and the servers' pids) whatever happens to this process.
+        self._dir = tempfile.TemporaryDirectory(prefix="mcp-lab-", dir=os.environ.get("MCP_LAB_RUN_DIR"))
         self.directory = Path(self._dir.name)
         self.journals: List[Journal] = []
 
@@ -117,23 +120,8 @@ class Lab:
 
 
 def process_exists(pid: int) -> bool:
-    """True while `pid` runs, or is a zombie that this process failed to reap.
-
-    A zombie whose parent is someone else is dead: its reaping is up to that
-    parent (in a container, often a PID 1 that never reaps), not the client.
-    """
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return True  # no /proc (macOS): kill(0) is all we know
-    state, parent = fields[0], int(fields[1])
-    return state != "Z" or parent == os.getpid()
+    """True while `pid` runs, or is a zombie that this process failed to reap."""
+    return alive(pid, count_unreaped=True)
 
 
 def still_running(pids: List[int], within: float = 2.0) -> List[int]:

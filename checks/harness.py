@@ -107,7 +107,7 @@ def main_cause(exc: BaseException) -> BaseException:
     """Out of a (nested) exception group, the exception that explains the most:
     a check's verdict first, then a harness problem, then anything else."""
     found = leaves(exc)
-    for kind in (Fail, HarnessError):
+    for kind in (Fail, HarnessError, SystemExit, KeyboardInterrupt):
         for leaf in found:
             if isinstance(leaf, kind):
                 return leaf
@@ -141,6 +141,11 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
         return verdict("fail", str(exc))
     if isinstance(exc, HarnessError):
         return verdict("error", f"could not judge: {exc}")
+    if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+        frame = learner_frame(exc, target)
+        return verdict("error", f"not judged: the code under test tried to end the process "
+                                f"({type(exc).__name__}({exc})){f' at {frame}' if frame else ''}; "
+                                "the runner alone decides how a run ends")
     if isinstance(exc, TimeoutError):
         return verdict("fail", f"did not finish in {limit:g} s: something waits without a timeout")
     frame = learner_frame(exc, target)
@@ -154,10 +159,16 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
 Tick = Callable[["Item", float, float], None]
 
 
-def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None) -> Verdict:
+Phase = Callable[[Item, str], None]  # told "begin" and "end" as each item starts and is judged
+
+
+def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None,
+             on_phase: Optional[Phase] = None) -> Verdict:
     """Run one item on a worker thread; judge it within `limit` (+ grace) seconds."""
     outcome: Dict[str, Any] = {"limit": limit}
     lab = Lab(target)
+    if on_phase is not None:
+        on_phase(item, "begin")
 
     async def body() -> None:
         with anyio.fail_after(limit):
@@ -187,20 +198,22 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
     verdict.trace = trace_lines(lab.journals)
     if not thread.is_alive():
         lab.close()
+    if on_phase is not None:
+        on_phase(item, "end")
     return verdict
 
 
 def run_items(items: List[Item], target: Target,
               on_verdict: Optional[Callable[[Verdict], None]] = None,
               limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None,
-              parallel: int = PARALLEL) -> List[Verdict]:
+              parallel: int = PARALLEL, on_phase: Optional[Phase] = None) -> List[Verdict]:
     """Judge the items, up to `parallel` at a time (each has its own servers, so
     they cannot disturb each other), and report verdicts in number order as
     soon as each next one is ready."""
     verdicts: List[Verdict] = []
     with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="items") as pool:
         # Items that wait on timeouts start first, so their waiting overlaps the rest.
-        started = {item.number: pool.submit(run_item, item, target, limit)
+        started = {item.number: pool.submit(run_item, item, target, limit, None, on_phase)
                    for item in sorted(items, key=lambda i: not i.waits)}
         for item, future in ((item, started[item.number]) for item in items):
             began = time.perf_counter()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from typing import Any, Dict, List, Sequence
 
 import anyio
@@ -27,9 +28,9 @@ UNDERSCORED = "queue_stats"  # the dotted name's twin once the dot is replaced
 # Limits only a wrong path ever reaches: a correct client never waits for them,
 # however busy the machine, so they can be generous.
 GENEROUS = 30.0
-SILENT_TIMEOUT = 0.2  # the silent server never answers: any timeout proves the point
-SLOW_REPLY = 0.3  # each reply of the slow server: discovery needs two, so at least 0.6 s
-SLOW_DISCOVERY_LIMIT = 0.45  # below two slow replies, so the whole discovery always exceeds it
+SILENT_TIMEOUT = 0.1  # the silent server never answers: any timeout proves the point
+SLOW_REPLY = 0.15  # each reply of the slow server: discovery needs two, so at least 0.3 s
+SLOW_DISCOVERY_LIMIT = 0.2  # below two slow replies, so the whole discovery always exceeds it
 ENDLESS_LIMIT = 5  # max_pages given to list_all_tools for the server that never stops paging
 ERROR_METHOD, BARE_METHOD, LATER_METHOD = "notes/reindex", "notes/status", "tools/list"
 JOURNAL_POLL = 0.005
@@ -269,8 +270,8 @@ async def paging(target: Target, lab: Lab) -> str:
                    f"journal: the endless server received {endless_pages} tools/list requests\n"
                    f"got: {ended}{where}")
     shown = "; ".join(f"page {i + 1}: {', '.join(page) or '(empty)'}" for i, page in enumerate(served))
-    return (f"{shown}; cursors {', '.join(repr(c) for c in issued)} went back verbatim; "
-            f"an endless lister was stopped after {ENDLESS_LIMIT} pages")
+    return (f"{shown}; cursors {', '.join(repr(c) for c in issued)} sent back verbatim; "
+            f"an endless lister stopped after {ENDLESS_LIMIT} pages")
 
 
 # -- 4 ------------------------------------------------------------------------
@@ -368,9 +369,8 @@ async def names_fit(target: Target, lab: Lab) -> str:
             if received != original:
                 raise Fail(f"expected: {entry.model_name} reaches tickets as {original!r}\n"
                            f"journal: tickets received {received!r}{where}")
-    return (f"{len(tools.entries)} names fit the model rule; {picked[DOTTED].model_name} and "
-            f"{picked[UNDERSCORED].model_name} stay apart; long and twin names are cut and hashed; "
-            "each reached tickets under its original name")
+    return (f"{len(tools.entries)} legal names; {DOTTED} -> {picked[DOTTED].model_name} and {UNDERSCORED} -> "
+            f"{picked[UNDERSCORED].model_name}; long and twin names cut and hashed; all reached tickets as named")
 
 
 # -- 7 ------------------------------------------------------------------------
@@ -437,8 +437,8 @@ async def offline(target: Target, lab: Lab) -> str:
             if not isinstance(closed, dict) or closed.get("isError") is not True:
                 raise Fail(f"calling {name} on the offline server should return an isError result; "
                            f"got {closed!r:.100}")
-            accounts[mode] = (f"{mode}: offline ({why[:70]}); {entry.model_name} answered" if entry
-                              else mode)
+            accounts[mode] = f"tickets ({mode}: {textwrap.shorten(why, 60, placeholder='...')})"
+            accounts["answered"] = f"{entry.model_name} still answered" if entry else ""
 
     async def slow() -> None:
         # Every reply arrives well within the request timeout, but discovery
@@ -456,14 +456,14 @@ async def offline(target: Target, lab: Lab) -> str:
                            f"{SLOW_REPLY:g} s late, within the {GENEROUS:g} s request timeout\n"
                            f"got: it came online; without a limit on the whole discovery a server "
                            f"that is merely slow at every step holds up the refresh{where}")
-            accounts["slow"] = f"slow discovery: offline ({why[:50]})"
+            accounts["slow"] = f"slow-tickets (slow discovery: {textwrap.shorten(why, 40, placeholder='...')})"
 
     async with anyio.create_task_group() as group:
         group.start_soon(scenario, "exit-at-start", GENEROUS)
         group.start_soon(scenario, "never-answer", SILENT_TIMEOUT)
         group.start_soon(slow)
-    return "; ".join(accounts[k] for k in ("exit-at-start", "never-answer", "slow")) + \
-        "; offline calls gave isError"
+    return (f"offline: {', '.join(accounts[k] for k in ('exit-at-start', 'never-answer', 'slow'))}; "
+            f"{accounts['answered']}; a call to an offline tool gave isError")
 
 
 async def survive_refresh(target: Target, lab: Lab, tools: Any, mode: str, broken: Journal) -> None:

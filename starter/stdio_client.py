@@ -32,7 +32,7 @@ DEFAULT_TIMEOUT = 30.0
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is dropped
 STDERR_TAIL_BYTES = 4096
 CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
-GONE_GRACE = 5.0  # seconds to learn how a server ended (exit status, stderr) once its output ends
+GONE_GRACE = 2.0  # seconds to learn how a server ended (exit status, stderr) once its output ends
 
 NotificationHandler = Callable[[Json], None]
 ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, total, message
@@ -249,7 +249,7 @@ class StdioClient:
         """Fail every waiting request at once, with what we know of the exit."""
         assert self._process is not None
         status = None
-        if not self._closed:
+        if not self._closed and not self._broken:  # a broken stream's server is still running
             with anyio.move_on_after(GONE_GRACE):  # exit status and stderr follow EOF at once
                 await self._stderr_done.wait()
                 status = await self._process.wait()

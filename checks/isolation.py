@@ -1,0 +1,282 @@
+"""The runner's side of a run: the code under test runs in a worker process;
+only the runner decides what the report says and how the run ends.
+
+`run_isolated` starts `checks.worker` in a session of its own, reads its
+events from a private pipe, and watches it with a deadline that moves with
+every sign of progress (an item begun or judged), so a slow machine is never
+mistaken for a hung worker, while a worker that stops making progress is
+ended. Whatever way the worker ends (it finishes, exits early with any
+status, crashes, hangs, leaves threads or processes behind), the outcome
+says so in `problems`; every process the run left is killed and named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from checks import reaper
+from checks.fixtures import Journal
+from checks.harness import BLOCKED_GRACE, Verdict, Where
+
+STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
+PROGRESS_SLACK = 10.0  # at least this (or the item limit, if longer) beyond an item's own limit,
+# before a silent worker counts as hung: the harness reports every item within its limit + grace
+
+
+@dataclass
+class Outcome:
+    verdicts: List[Verdict] = field(default_factory=list)
+    outputs: Dict[int, str] = field(default_factory=dict)  # item number -> what its code printed
+    model: str = ""
+    display: str = ""
+    load_error: Optional[str] = None
+    problems: List[str] = field(default_factory=list)  # how the run went wrong; any means exit 2
+    killed: List[str] = field(default_factory=list)
+    outside: str = ""  # printed outside any item (at import, by threads, straight to the fd)
+
+
+Event = Dict[str, Any]
+
+
+def verdict_from_json(data: Dict[str, Any]) -> Verdict:
+    where = data.get("where")
+    return Verdict(int(data["number"]), str(data["id"]), str(data["title"]), str(data["status"]),
+                   float(data["duration"]), str(data["message"]),
+                   Where(**where) if isinstance(where, dict) else None, trace=list(data.get("trace", [])))
+
+
+class Worker:
+    """The worker process, in a session of its own. Forked from the runner where
+    the system can fork (the modules the items need are then already loaded,
+    which saves starting an interpreter), started afresh elsewhere. The target
+    is imported only in the worker, never here."""
+
+    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
+        events_r, events_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        request = {**request, "fd": events_w}
+        self._popen: "Optional[subprocess.Popen[bytes]]" = None
+        self._status: Optional[int] = None
+        if hasattr(os, "fork"):
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:  # the worker
+                try:
+                    os.setsid()
+                    devnull = os.open(os.devnull, os.O_RDONLY)
+                    for source, target in ((devnull, 0), (out_w, 1), (err_w, 2)):
+                        os.dup2(source, target)
+                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w):
+                        os.close(fd)
+                    os.environ["MCP_LAB_RUN_DIR"] = lab_dir
+                    from checks.worker import serve
+                    serve(request)
+                finally:
+                    os._exit(70)
+            self.pid = pid
+        else:
+            self._popen = subprocess.Popen(
+                [sys.executable, "-m", "checks.worker", json.dumps(request)], stdin=subprocess.DEVNULL,
+                stdout=out_w, stderr=err_w, pass_fds=(events_w,), start_new_session=True,
+                env={**os.environ, "MCP_LAB_RUN_DIR": lab_dir})
+            self.pid = self._popen.pid
+        for fd in (events_w, out_w, err_w):
+            os.close(fd)
+        self.fds = (events_r, out_r, err_r)
+
+    def poll(self) -> Optional[int]:
+        """The exit status (negative: the signal that ended it), or None while it runs."""
+        if self._popen is not None:
+            return self._popen.poll()
+        if self._status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return self._status
+            if pid == self.pid:
+                self._status = os.waitstatus_to_exitcode(status)
+        return self._status
+
+    def wait(self, within: float) -> Optional[int]:
+        deadline = time.monotonic() + within
+        while self.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return self.poll()
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+class Run:
+    """One worker process and what it has said so far."""
+
+    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
+        self.process = Worker(request, lab_dir)
+        self.events_fd, out_fd, err_fd = self.process.fds
+        self.streams: Dict[int, bytearray] = {out_fd: bytearray(), err_fd: bytearray()}
+        self.selector = selectors.DefaultSelector()
+        for fd in [self.events_fd, *self.streams]:
+            os.set_blocking(fd, False)
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.pending = b""
+        self.open_fds = {self.events_fd, *self.streams}
+
+    def read(self, timeout: float) -> List[Event]:
+        """Events that arrived within `timeout` seconds (raw output is kept aside)."""
+        events: List[Event] = []
+        for key, _ in self.selector.select(timeout):
+            fd = int(key.fd)
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            if not data:
+                self.selector.unregister(fd)
+                self.open_fds.discard(fd)
+                continue
+            if fd == self.events_fd:
+                self.pending += data
+                *lines, self.pending = self.pending.split(b"\n")
+                for line in lines:
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(event, dict):
+                        events.append(event)
+            else:
+                kept = self.streams[fd]
+                kept += data[:max(0, STREAM_CAP - len(kept))]
+        return events
+
+    @property
+    def channel_open(self) -> bool:
+        return self.events_fd in self.open_fds
+
+    def raw_output(self) -> str:
+        return b"".join(bytes(b) for b in self.streams.values()).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        self.selector.close()
+        for fd in self.process.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def run_isolated(request: Dict[str, Any], lab_dir: str,
+                 on_event: Callable[[Event, Outcome], None] = lambda event, outcome: None,
+                 on_idle: Optional[Callable[[], None]] = None) -> Outcome:
+    """Run the items of `request` in a worker; report each event as it comes,
+    with the outcome so far (what each item printed arrives before its verdict)."""
+    limit = float(request["limit"])
+    patience = limit + BLOCKED_GRACE + max(PROGRESS_SLACK, limit)
+    outcome = Outcome()
+    run = Run(request, lab_dir)
+    done = False
+    running: List[int] = []
+    deadline = time.monotonic() + patience
+    try:
+        while run.channel_open and time.monotonic() < deadline:
+            for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
+                deadline = time.monotonic() + patience  # progress: the clock starts again
+                kind = event.get("event")
+                if kind == "start":
+                    outcome.model, outcome.display = str(event.get("model")), str(event.get("display"))
+                elif kind == "begin":
+                    running.append(int(event["number"]))
+                elif kind == "end" and int(event["number"]) in running:
+                    running.remove(int(event["number"]))
+                elif kind == "verdict":
+                    verdict = verdict_from_json(event["verdict"])
+                    verdict.hung = bool(event.get("hung"))
+                    outcome.verdicts.append(verdict)
+                elif kind == "load-error":
+                    outcome.load_error = str(event.get("message"))
+                elif kind == "print":
+                    label, text = str(event.get("label")), str(event.get("text"))
+                    if label.isdigit():
+                        outcome.outputs[int(label)] = outcome.outputs.get(int(label), "") + text
+                    else:
+                        outcome.outside += text
+                elif kind == "crash":
+                    outcome.problems.append("the runner's worker failed: " + str(event.get("message")))
+                elif kind == "done":
+                    done = True
+                    outcome.problems += [f"a thread was still running when the items were done: {t}"
+                                         for t in event.get("threads", [])]
+                on_event(event, outcome)
+            if on_idle is not None:
+                on_idle()
+            if not run.channel_open or done:
+                break
+        ended = run.process.wait(5.0 if done or not run.channel_open else 0.0)
+        if not done and outcome.load_error is None:
+            if ended is None:
+                during = (f" while item(s) {', '.join(map(str, running))} ran" if running
+                          else " while the code under test was being imported" if outcome.model == "" else "")
+                outcome.problems.append(f"the run made no progress for {patience:g} s{during} "
+                                        "(an endless loop that holds the interpreter?); it was stopped")
+            else:
+                during = (f" while item(s) {', '.join(map(str, running))} ran" if running
+                          else " at import" if outcome.model == "" else "")
+                outcome.problems.append(f"the code under test ended the process (exit status {ended}){during}")
+    finally:
+        # The worker first (its children are then handed to us), then whatever
+        # is left, named before it is killed so the report can say what it was.
+        end_worker(run.process)
+        left = reaper.left_behind(journal_pids(lab_dir))
+        outcome.killed = [f"{p.name} (pid {p.pid})" for p in left]
+        reaper.kill_all(p.pid for p in left)
+        end_group(run.process.pid)
+        for _ in range(3):  # what was running may have written a little more
+            run.read(0.0)
+        outcome.outside += run.raw_output()
+        run.close()
+    if outcome.killed:
+        outcome.problems.append(f"{len(outcome.killed)} process(es) were still running after the run "
+                                "and were killed")
+    return outcome
+
+
+def end_worker(worker: Worker) -> None:
+    """Kill the worker if it still runs, and reap it."""
+    worker.kill()
+    worker.wait(reaper.SETTLE)
+
+
+def end_group(group: int) -> None:
+    """A last sweep of the worker's process group (all a system without /proc can name)."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        pass
+    reaper.reap_adopted()
+
+
+def journal_pids(lab_dir: str) -> List[int]:
+    """The fixture servers the run started, from their journals."""
+    pids = []
+    for root, _, files in os.walk(lab_dir):
+        for name in files:
+            if name.endswith(".jsonl"):
+                pid = Journal("", Path(root, name)).pid
+                if pid is not None:
+                    pids.append(pid)
+    return pids

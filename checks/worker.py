@@ -1,0 +1,106 @@
+"""The worker: the one process in which the code under test runs.
+
+    python -m checks.worker '{"target": ..., "items": [...], "extensions": false,
+                              "limit": 20.0, "fd": N}'
+
+Started by the runner (`checks.isolation`) in a session of its own. It loads
+the target, judges the items and tells the runner what happened as JSON
+lines on file descriptor `fd`: `start` (model, path, what the import
+printed), `begin`, `end` and `verdict` per item, `done` (threads still running), or
+`load-error` / `crash`; and `print` for what the code under test printed,
+labelled with its item (`checks.capture`). The worker's own stdout is never
+read as a report. The worker always ends with `os._exit`,
+so no thread the code started can keep it alive; whatever the code left
+running is the runner's to find and end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import traceback
+from typing import Any, Dict, List
+
+from checks.capture import OutputRouter
+
+
+class Channel:
+    """JSON lines to the runner, whole lines only, from any thread."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._lock = threading.Lock()
+
+    def send(self, event: str, **fields: Any) -> None:
+        data = (json.dumps({"event": event, **fields}) + "\n").encode("utf-8", "backslashreplace")
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+
+
+def leftover_threads(hung: List[int]) -> List[str]:
+    """Threads that would keep an ordinary process alive, and items' blocked threads."""
+    found = [f"{t.name} (started by the code under test)" for t in threading.enumerate()
+             if t is not threading.main_thread() and t.is_alive() and not t.daemon]
+    return found + [f"item-{n} (blocked; its event loop never returned)" for n in hung]
+
+
+def run(request: Dict[str, Any], channel: Channel) -> None:
+    # Imported here, after stdout is captured: nothing the target prints at
+    # import time may reach the real stdout.
+    from checks.extensions import EXTENSION_ITEMS
+    from checks.harness import Item, Verdict, run_items
+    from checks.items import ITEMS
+    from checks.target import TargetError, load_target
+
+    try:
+        target = load_target(str(request["target"]))
+    except TargetError as exc:
+        channel.send("load-error", message=str(exc))
+        return
+    except BaseException as exc:  # SystemExit or worse, at import time
+        channel.send("load-error", message=f"importing {request['target']} raised "
+                                           f"{type(exc).__name__}({exc}): not judged")
+        return
+    try:
+        note = str(target.models.choose_model()[1])
+    except BaseException as exc:
+        note = f"model: none could be chosen ({type(exc).__name__}: {exc})"
+    channel.send("start", model=note, display=target.display_path(""))
+    wanted = set(request["items"])
+    items: List[Item] = [i for i in ITEMS if i.number in wanted]
+    if request.get("extensions"):
+        items += EXTENSION_ITEMS
+
+    def verdict(v: Verdict) -> None:
+        channel.send("verdict", verdict=v.to_json(with_trace=True), hung=v.hung)
+
+    verdicts = run_items(items, target, on_verdict=verdict, limit=float(request["limit"]),
+                         on_phase=lambda item, phase: channel.send(phase, number=item.number))
+    channel.send("done", threads=leftover_threads([v.number for v in verdicts if v.hung]))
+
+
+def serve(request: Dict[str, Any]) -> None:
+    """Run `request` and end this process (never returns)."""
+    channel = Channel(int(request["fd"]))
+    sys.stdout = sys.stderr = OutputRouter(lambda label, text: channel.send("print", label=label, text=text))
+    try:
+        run(request, channel)
+    except BaseException:
+        try:
+            channel.send("crash", message=traceback.format_exc()[-2000:])
+        except OSError:
+            pass
+        os._exit(70)
+    os._exit(0)
+
+
+def main() -> None:
+    serve(json.loads(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()

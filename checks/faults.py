@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional
 
@@ -32,6 +32,7 @@ from solution.errors import ConfigError
 from solution.stdio_client import MAX_LINE_BYTES, STDERR_TAIL_BYTES
 
 SERVERS = ROOT / "servers"
+GENEROUS = 30.0  # the healthy server's limits: only a wrong path ever waits for them
 
 
 class FaultLab:
@@ -41,11 +42,11 @@ class FaultLab:
         self.directory = directory
         self.journals: List[Path] = []
 
-    def spec(self, alias: str, server: str, *args: str) -> ServerSpec:
+    def spec(self, alias: str, server: str, *args: str, timeout: Optional[float] = None) -> ServerSpec:
         journal = self.directory / f"{alias}-{len(self.journals)}.jsonl"
         self.journals.append(journal)
         return ServerSpec(alias, sys.executable, (str(SERVERS / f"{server}.py"), "--journal", str(journal),
-                                                  *args), {}, str(ROOT))
+                                                  *args), {}, str(ROOT), timeout)
 
     def entries(self) -> List[Dict[str, Any]]:
         found = []
@@ -71,11 +72,14 @@ def text(result: Dict[str, Any]) -> str:
 
 
 async def beside_notes(lab: FaultLab, broken: ServerSpec, check: Callable[[Aggregator], Awaitable[str]], *,
-                       timeout: float = 3.0, close_grace: float = 2.0) -> str:
+                       timeout: Optional[float] = None, close_grace: float = 2.0) -> str:
     """Run `check` with the broken server next to the note library, then prove
-    the library still answers."""
+    the library still answers. `timeout` is the broken server's own: the note
+    library keeps a generous one, so no verdict depends on the machine's speed."""
+    if timeout is not None:
+        broken = replace(broken, timeout=timeout)
     config = config_of([lab.spec("notes", "notes"), broken])
-    async with Aggregator(config, request_timeout=timeout, discovery_timeout=4 * timeout,
+    async with Aggregator(config, request_timeout=GENEROUS, discovery_timeout=2 * GENEROUS,
                           close_grace=close_grace) as tools:
         await tools.refresh()
         account = await check(tools)
@@ -120,8 +124,8 @@ async def dies_mid_call(lab: FaultLab) -> str:
         began = time.monotonic()
         result = await tools.call("mcp__crashy__echo", {"text": "hi"})
         took = time.monotonic() - began
+        # Ended by the exit (its status and stderr), not by the 10 s timeout.
         assert result["isError"] and "exit status 7" in text(result) and "crashing" in text(result), text(result)
-        assert took < 2.0, f"the call ended after {took:.1f} s, not at once"
         return f"failed after {took * 1000:.0f} ms: {text(result)[:80]}"
     return await beside_notes(lab, lab.spec("crashy", "misbehave", "--scenario", "die-mid-call"), check,
                               timeout=10.0)
@@ -136,20 +140,35 @@ async def never_answers(lab: FaultLab) -> str:
 async def answers_after_the_timeout(lab: FaultLab) -> str:
     async def check(tools: Aggregator) -> str:
         late = await tools.call("mcp__lagging__read_note", {"id": "n-1"})
-        assert late["isError"] and "no reply to tools/call within 0.5 s" in text(late), text(late)
-        await anyio.sleep(0.6)  # let the late reply arrive: it must find nothing waiting
+        assert late["isError"] and "no reply to tools/call within 1 s" in text(late), text(late)
+        # Wait (bounded) until the server has dealt with the late call: it must find nothing waiting.
+        with anyio.fail_after(GENEROUS):
+            while not answered(lab, late_id(lab)):
+                await anyio.sleep(0.01)
         fresh = await tools.call("mcp__lagging__search", {"query": "naming"})
         assert fresh["structuredContent"]["results"][0]["id"] == "n-3", fresh
-        return "timed out at 0.5 s; the late reply was ignored; the next call got its own answer"
-    return await beside_notes(lab, lab.spec("lagging", "notes", "--latency", "read_note=0.8"), check,
-                              timeout=0.5)
+        return "timed out at 1 s; the late reply was ignored; the next call got its own answer"
+    return await beside_notes(lab, lab.spec("lagging", "notes", "--latency", "read_note=3"), check,
+                              timeout=1.0)
+
+
+def answered(lab: FaultLab, request_id: Any) -> bool:
+    """The server wrote its reply to `request_id`, or withheld it after a cancellation."""
+    return any((e.get("kind") == "out" and (e.get("msg") or {}).get("id") == request_id)
+               or (e.get("kind") == "dropped" and e.get("id") == request_id) for e in lab.entries())
+
+
+def late_id(lab: FaultLab) -> Any:
+    """The request id of the call to read_note, from the journal."""
+    return next((e["msg"]["id"] for e in lab.entries() if e.get("kind") == "in"
+                 and (e.get("msg", {}).get("params") or {}).get("name") == "read_note"), None)
 
 
 async def answers_slowly_in_time(lab: FaultLab) -> str:
     async def check(tools: Aggregator) -> str:
         slow = await tools.call("mcp__slow__read_note", {"id": "n-2"})
         assert not slow.get("isError") and slow["structuredContent"]["id"] == "n-2", slow
-        return "answered after 0.3 s, inside its 3 s timeout"
+        return "answered after 0.3 s, inside its timeout"
     return await beside_notes(lab, lab.spec("slow", "notes", "--latency", "read_note=0.3"), check)
 
 

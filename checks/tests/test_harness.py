@@ -24,12 +24,12 @@ def test_a_wrong_return_type_fails_the_item_without_breaking_the_runner(variant:
 
 def test_a_blocked_event_loop_is_named_and_does_not_hang_the_runner(variant: Variant) -> None:
     directory = variant(edits={"naming.py": (NAMING_BODY,
-                                             "    import time; time.sleep(6)\n    return tool_name\n"
+                                             "    import time; time.sleep(60)\n    return tool_name\n"
                                              "    # <<< exercise 3")})
     verdicts = verdicts_for(directory, limit=1.0, only={5})
     assert verdicts[5].status == "fail"
     assert "did not finish in 3 s: something blocks the event loop" in verdicts[5].message
-    assert verdicts[5].duration < 4.0
+    assert verdicts[5].duration < 30  # judged at limit + grace, long before the sleep ends
 
 
 def test_waiting_without_a_timeout_is_named(variant: Variant) -> None:

@@ -66,7 +66,7 @@ async def test_on_line_hands_notifications_to_their_handler() -> None:
     assert seen == [{"progress": 1}]
 
 
-async def started(spec: ServerSpec, group: Any, timeout: float = 5.0) -> StdioClient:
+async def started(spec: ServerSpec, group: Any, timeout: float = 30.0) -> StdioClient:
     client = StdioClient(spec, request_timeout=timeout)
     await client.start(group)
     return client
@@ -99,10 +99,8 @@ async def test_an_error_reply_raises_mcp_error_at_once(fixture: Any) -> None:
     notes = fixture("notes")
     async with anyio.create_task_group() as group:
         client = await started(notes.spec, group)
-        began = time.monotonic()
-        with pytest.raises(McpError) as caught:
+        with pytest.raises(McpError) as caught:  # a dropped reply would end in RequestTimeout, 30 s on
             await client.request("notes/reindex")
-        assert time.monotonic() - began < 1.0
         await client.aclose()
     assert caught.value.code == -32601
 
@@ -120,7 +118,7 @@ async def test_a_request_with_no_reply_times_out_and_is_cancelled(fixture: Any) 
 
 @pytest.mark.anyio
 async def test_a_late_reply_is_ignored(fixture: Any) -> None:
-    notes = fixture("notes", "", "--latency", "read_note=0.4")
+    notes = fixture("notes", "", "--latency", "read_note=2")  # far past the 0.1 s timeout
     async with anyio.create_task_group() as group:
         client = await started(notes.spec, group)
         with pytest.raises(RequestTimeout):

@@ -2,8 +2,13 @@
 
 `discover` follows the stdio rule for telling the eras apart: probe with
 `server/discover`; a result (or `-32022` naming only current versions) means
-the server speaks 2026-07-28; any other error, or silence, means an older
-server, which gets the `initialize` handshake on the same process.
+the server speaks 2026-07-28; any other error means an older server, which
+gets the `initialize` handshake on the same process. Silence is the hard
+case: a server may be slow to start, or old and deaf to unknown methods. So
+the probe is awaited for the server's whole timeout, and after `probe_timeout`
+of silence the handshake is tried beside it; whichever answer proves the era
+wins. A late discover result is never thrown away, and a current server that
+refuses the handshake (`-32022`) is simply waited for.
 
 Both functions take anything shaped like the stdio client (`request`,
 `notify`, `era`), so they are tested with a scripted fake, not a process.
@@ -14,13 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol
 
-from .errors import McpError, ProtocolViolation, RequestTimeout
+import anyio
+
+from .errors import ClientError, McpError, ProtocolViolation, RequestTimeout
 from .jsonrpc import Json
 from .protocol import (CLIENT_INFO, HANDSHAKE_VERSIONS, LEGACY_VERSION, PROTOCOL_VERSION,
                        SERVER_INFO_KEY, UNSUPPORTED_VERSION)
 
 MAX_PAGES = 100  # a server that pages forever is a broken server
-PROBE_TIMEOUT = 5.0  # how long silence may last before a server counts as legacy
+PROBE_TIMEOUT = 5.0  # silence this long, and the handshake is tried beside the probe
 
 
 class Requester(Protocol):
@@ -54,23 +61,76 @@ def _object(value: Any) -> Dict[str, Any]:
 
 
 async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT) -> ServerInfo:
-    """Find the server's era and identity, doing the legacy handshake if needed."""
-    try:
-        result = await server.request("server/discover", timeout=probe_timeout)
-    except McpError as exc:
-        if exc.code == UNSUPPORTED_VERSION:
-            offered = _object(exc.data).get("supported")
-            if isinstance(offered, list) and any(v in HANDSHAKE_VERSIONS for v in offered):
-                return await handshake(server)
-            raise ProtocolViolation(f"no protocol version in common: the server speaks {offered!r}; "
-                                    f"this client speaks {PROTOCOL_VERSION} (or {LEGACY_VERSION} "
-                                    "by the initialize handshake)") from None
-        return await handshake(server)  # an older server refusing an unknown method, somehow
-    except RequestTimeout as exc:
+    """Find the server's era and identity, doing the legacy handshake if needed.
+    Each request waits for the client's own timeout."""
+    answers: Dict[str, Any] = {}  # "probe" / "handshake" -> a result (Json or ServerInfo) or an error
+    changed = anyio.Event()
+
+    async def ask(key: str) -> None:
+        nonlocal changed
         try:
-            return await handshake(server)
-        except RequestTimeout:
-            raise RequestTimeout("server/discover or initialize", exc.timeout) from None
+            answers[key] = await (server.request("server/discover") if key == "probe" else handshake(server))
+        except ClientError as exc:
+            answers[key] = exc
+        changed.set()
+
+    found: "ServerInfo | ClientError | None" = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(ask, "probe")
+        with anyio.move_on_after(probe_timeout):
+            await changed.wait()
+        while found is None:
+            found = decide(answers)
+            if found is None:
+                if "handshake" not in answers and "shaking" not in answers:
+                    answers["shaking"] = True  # silent after probe_timeout, or refused: try the old way
+                    group.start_soon(ask, "handshake")
+                changed = anyio.Event()
+                await changed.wait()  # bounded: each request has its own timeout
+        group.cancel_scope.cancel()  # the other question, if still open, is abandoned
+    if isinstance(found, ServerInfo):
+        server.era = found.era
+        return found
+    raise found or ProtocolViolation("discovery ended without an answer")  # (the loop ends only with one)
+
+
+def decide(answers: Dict[str, Any]) -> "ServerInfo | ClientError | None":
+    """What the answers so far prove: the server's info, a failure, or nothing yet."""
+    probe, shake = answers.get("probe"), answers.get("handshake")
+    if isinstance(probe, dict):  # 2026-07-28, however late the answer came
+        try:
+            return from_discover(probe)
+        except ClientError as exc:
+            return exc
+    if isinstance(shake, ServerInfo):
+        return shake
+    if isinstance(probe, McpError) and not speaks_handshake(probe):
+        return ProtocolViolation(f"no protocol version in common: the server speaks "
+                                 f"{_object(probe.data).get('supported')!r}; this client speaks "
+                                 f"{PROTOCOL_VERSION} (or {LEGACY_VERSION} by the initialize handshake)")
+    if probe is not None and shake is not None:  # both failed: say what each did
+        return failure(probe, shake)
+    return None
+
+
+def speaks_handshake(error: McpError) -> bool:
+    """Whether a refused probe leaves the handshake to try: any error but a
+    -32022 whose list of versions has none of the handshake era's."""
+    if error.code != UNSUPPORTED_VERSION:
+        return True
+    offered = _object(error.data).get("supported")
+    return isinstance(offered, list) and any(v in HANDSHAKE_VERSIONS for v in offered)
+
+
+def failure(probe: Any, shake: Any) -> ClientError:
+    if isinstance(probe, RequestTimeout) and isinstance(shake, RequestTimeout):
+        return RequestTimeout("server/discover or initialize", probe.timeout)
+    if isinstance(shake, McpError) and shake.code == UNSUPPORTED_VERSION and isinstance(probe, ClientError):
+        return probe  # a current server (it refused the handshake) whose probe failed: that is the story
+    return shake if isinstance(shake, ClientError) else probe
+
+
+def from_discover(result: Json) -> ServerInfo:
     versions = result.get("supportedVersions")
     if not isinstance(versions, list) or PROTOCOL_VERSION not in versions:
         raise ProtocolViolation(

@@ -23,7 +23,7 @@ from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
 from .consent import AuditLog, Consent
-from .discovery import PROBE_TIMEOUT, ServerInfo, discover, list_all_tools
+from .discovery import ServerInfo, discover, list_all_tools
 from .failures import error_result, reason
 from .jsonrpc import Json
 from .naming import model_tool_name
@@ -96,7 +96,7 @@ class Aggregator:
         self._clients.append(client)  # from here on, aclose() will end it
         try:
             await client.start(self._task_group)
-            info = await discover(client, probe_timeout=min(timeout, PROBE_TIMEOUT))
+            info = await discover(client)
             # Changes are announced unsolicited in the handshake era, on a
             # listen stream in the current one; both land in list_changed.
             client.notification_handlers["notifications/tools/list_changed"] = \

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+import anyio
 import pytest
 
 from solution.aggregator import Aggregator
-from solution.config import config_of
+from solution.config import ServerSpec, config_of
 from solution.discovery import discover
 from solution.errors import McpError, ProtocolViolation, RequestTimeout
+from solution.stdio_client import StdioClient
 
 MODERN = {"supportedVersions": ["2026-07-28"], "capabilities": {},
           "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "2"}}}
@@ -101,3 +105,65 @@ async def test_the_legacy_era_on_the_wire(fixture: Any) -> None:
                                "tools/list", "tools/list", "tools/list", "tools/call"]
     sent = [e["msg"] for e in notes.entries() if e["kind"] == "in" and "msg" in e]
     assert all("_meta" not in (m.get("params") or {}) for m in sent[1:])
+
+
+class Slow(Scripted):
+    """A server that stays silent on server/discover until something else happens
+    first (`until`), then answers as scripted: lateness by order, not by the clock."""
+
+    def __init__(self, answers: Dict[str, Any], waits: str, until: str) -> None:
+        super().__init__(answers)
+        self.waits, self.until = waits, until
+        self.seen = anyio.Event()
+
+    async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
+                      timeout: Optional[float] = None) -> Dict[str, Any]:
+        if method == self.until:
+            self.seen.set()
+        if method == self.waits:
+            with anyio.fail_after(30):  # bounded: the other request comes after probe_timeout
+                await self.seen.wait()
+        return await super().request(method, params, timeout=timeout)
+
+
+@pytest.mark.anyio
+async def test_a_slow_current_server_is_never_mislabelled_by_the_handshake_beside_its_probe() -> None:
+    # The probe is silent past probe_timeout; the handshake is tried and refused
+    # (-32022: current only); the late discover result then wins.
+    refusal = McpError(-32022, "only 2026-07-28", {"supported": ["2026-07-28"]})
+    server = Slow({"server/discover": MODERN, "initialize": refusal}, "server/discover", "initialize")
+    info = await discover(server, probe_timeout=0.01)
+    assert (info.era, info.name) == ("current", "m") and server.era == "current"
+    assert server.log[0] == "initialize@legacy"  # the probe had not answered when the handshake went out
+
+
+@pytest.mark.anyio
+async def test_a_legacy_server_deaf_to_unknown_methods_is_found_by_the_handshake() -> None:
+    server = Slow({"server/discover": MODERN, "initialize": INIT_OK}, "server/discover", "never")
+    info = await discover(server, probe_timeout=0.01)
+    assert (info.era, info.name) == ("legacy", "old") and server.era == "legacy"
+    assert server.log == ["initialize@legacy", "notifications/initialized"]
+
+
+@pytest.mark.anyio
+async def test_silence_on_both_questions_names_both_and_the_time() -> None:
+    silent = RequestTimeout("server/discover", 0.5)
+    server = Scripted({"server/discover": silent, "initialize": RequestTimeout("initialize", 0.5)})
+    with pytest.raises(RequestTimeout, match=r"no reply to server/discover or initialize within 0.5 s"):
+        await discover(server, probe_timeout=0.01)
+
+
+@pytest.mark.anyio
+async def test_an_sdk_server_behind_a_slow_start_is_discovered_as_current(tmp_path: Any) -> None:
+    # The process starts reading only after the probe limit has passed: the
+    # handshake is tried beside the probe, refused, and the probe's answer wins.
+    server = Path(__file__).parent / "sdk_servers" / "ll_server.py"
+    spec = ServerSpec("late", "sh", ("-c", 'sleep 1; exec "$0" "$1"', sys.executable, str(server)))
+    async with anyio.create_task_group() as group:
+        client = StdioClient(spec, request_timeout=30.0)
+        await client.start(group)
+        try:
+            info = await discover(client, probe_timeout=0.2)
+        finally:
+            await client.aclose()
+    assert info.era == "current" and client.era == "current"

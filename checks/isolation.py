@@ -28,7 +28,7 @@ from checks.fixtures import Journal
 from checks.harness import BLOCKED_GRACE, Verdict, Where
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
-PROGRESS_SLACK = 10.0  # at least this (or the item limit, if longer) beyond an item's own limit,
+PROGRESS_SLACK = 5.0  # at least this (or the item limit, if longer) beyond an item's own limit,
 # before a silent worker counts as hung: the harness reports every item within its limit + grace
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tempfile
 import textwrap
@@ -180,8 +181,26 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(summary(verdicts, sum(v.duration for v in verdicts), style))
         return watch(directory, forwarded, show, sys.stdout, clear=style.live)
     reaper.become_subreaper()  # whatever the code under test starts stays ours to end
+    for number in (signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)):
+        signal.signal(number, stop)
     try:
         return run(options)
     except KeyboardInterrupt:
         print("\nstopped (Ctrl-C); the worker and everything it started were ended", file=sys.stderr)
         return 130
+    except Stopped as signalled:
+        print(f"\nstopped ({signal.Signals(signalled.signal).name}); the worker and everything it "
+              "started were ended", file=sys.stderr)
+        return 128 + signalled.signal
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP: end the run as Ctrl-C would, cleaning up on the way out."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.signal = number
+
+
+def stop(number: int, frame: Any) -> None:
+    raise Stopped(number)

@@ -74,6 +74,7 @@ class Worker:
             if pid == 0:  # the worker
                 try:
                     os.setsid()
+                    reaper.die_with_parent()
                     devnull = os.open(os.devnull, os.O_RDONLY)
                     for source, target in ((devnull, 0), (out_w, 1), (err_w, 2)):
                         os.dup2(source, target)

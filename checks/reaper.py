@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 SETTLE = 5.0  # seconds for killed processes to leave the table; SIGKILL needs only to be scheduled
 
 
@@ -42,6 +43,16 @@ def become_subreaper() -> bool:
         return int(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
+
+
+def die_with_parent() -> None:
+    """Ask the kernel (Linux) to SIGKILL this process when its parent dies, so a
+    worker never outlives a runner that was itself killed."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
 
 
 def parse_stat(text: str) -> Optional[Proc]:

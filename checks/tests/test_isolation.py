@@ -149,3 +149,24 @@ def test_the_process_tree_is_read_from_proc_stat_lines() -> None:
                                 Proc(5, 1, "S", "other"), Proc(6, 4, "S", "grandchild")]}
     assert [p.pid for p in descendants(table, 2)] == [3, 4, 6]
     assert descendants(table, 9) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process table is read from /proc")
+def test_sigterm_to_the_runner_ends_the_worker_and_what_it_started(variant: Variant) -> None:
+    sleeping = marker()
+    directory = in_item(variant, f"import subprocess, time\nsubprocess.Popen(['sleep', '{sleeping}'])\n"
+                                 "time.sleep(600)")
+    runner = subprocess.Popen([sys.executable, "-m", "checks", "--target", str(directory), "5"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              env={**os.environ, "MOCK": "1"})
+    try:
+        with_deadline = time.monotonic() + RUN_LIMIT
+        while not running_with(sleeping) and time.monotonic() < with_deadline:
+            time.sleep(0.01)  # bounded: until the code under test has started its process
+        assert running_with(sleeping)
+        runner.terminate()
+        _, stderr = runner.communicate(timeout=RUN_LIMIT)
+    finally:
+        runner.kill()
+    assert runner.returncode == 143 and "stopped (SIGTERM)" in stderr
+    assert running_with(sleeping) == []

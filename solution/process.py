@@ -12,13 +12,30 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import anyio
 from anyio._core._eventloop import get_async_backend
 from anyio.abc import Process
 
 IS_POSIX = os.name == "posix"
+# What a server sees of the user's environment unless its config says more:
+# enough to find programs and a home, nothing that holds a secret (as the
+# official SDKs do). API keys and tokens stay with the client.
+BASE_ENV = (("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR") if IS_POSIX else
+            ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+             "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"))
+
+
+def child_environment(own: Mapping[str, str], inherit: "bool | Tuple[str, ...]",
+                      parent: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The environment a server starts with: the short base list, the names the
+    config lets through (all of them with `inherit=True`), then its own `env`."""
+    parent = os.environ if parent is None else parent
+    names = parent.keys() if inherit is True else (*BASE_ENV, *(inherit or ()))
+    found = {name: parent[name] for name in names if name in parent}
+    found.update(own)
+    return found
 
 
 def _die_with_parent() -> Optional[Callable[[], None]]:

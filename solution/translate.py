@@ -18,6 +18,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from .jsonrpc import Json
+from .patterns import PatternTooSlow, bounded
 
 # Defaults when a server says nothing: assume the worst (MCP's own defaults).
 CAUTIOUS_ANNOTATIONS: Json = {"readOnlyHint": False, "destructiveHint": True,
@@ -83,7 +84,7 @@ class ToolEntry:
 def compile_schema(schema: Json) -> Validator:
     """A validator for `schema`, in the JSON Schema draft its `$schema` names
     (2020-12 when it names none). Cheap: the schema itself is checked later."""
-    validator: Validator = validator_for(schema, default=Draft202012Validator)(schema)
+    validator: Validator = bounded(validator_for(schema, default=Draft202012Validator))(schema)
     return validator
 
 
@@ -143,8 +144,12 @@ def to_openai_tool(entry: ToolEntry) -> Dict[str, Any]:
 
 
 def first_problem(validator: Validator, instance: Any) -> Optional[str]:
-    """The first way `instance` breaks the schema, saying where; None if it fits."""
-    error = next(iter(validator.iter_errors(instance)), None)
+    """The first way `instance` breaks the schema, saying where; None if it fits.
+    A server pattern that cannot be checked in time is a problem too."""
+    try:
+        error = next(iter(validator.iter_errors(instance)), None)
+    except PatternTooSlow as exc:
+        return f"it could not be checked: {exc}"
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path)

@@ -22,7 +22,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
-from .consent import AuditLog, Consent
+from .consent import AuditLog, Consent, fingerprint
 from .discovery import ServerInfo, discover, list_all_tools
 from .failures import error_result, reason
 from .jsonrpc import Json
@@ -244,7 +244,8 @@ class Aggregator:
         self.audit.record(model_name=model_name, alias=entry.alias if entry else None,
                           tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
                           outcome="error" if result.get("isError") else "ok",
-                          duration_ms=round((time.perf_counter() - began) * 1000, 1))
+                          duration_ms=round((time.perf_counter() - began) * 1000, 1),
+                          fingerprint=fingerprint(entry.tool) if entry else None)
         return result
 
     async def _call(self, model_name: str, arguments: Any,

@@ -15,19 +15,21 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, TextIO
 
 import anyio
 
 from .agent import AgentRun, ToolProvider, run_agent
 from .aggregator import Aggregator
-from .config import Config, load_config
+from .config import Config, load_config, usable_seconds
 from .consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
 from .errors import ConfigError, ModelApiError
 from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
+from .untrusted import json_text, shown
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
 DEFAULT_AUDIT = ".mcp-audit.jsonl"
@@ -50,22 +52,49 @@ def asker(options: argparse.Namespace) -> "Any":
         return always(NO)
 
     async def ask(request: ConsentRequest) -> str:
+        # describe() shows every server-chosen word with its control characters
+        # made visible, so nothing the server sent can redraw this question.
         question = f"{request.describe()}\nAllow? [y] once, [s] this tool for the session, [N] no: "
         answer = (await anyio.to_thread.run_sync(input, question)).strip().lower()
         return {"y": ONCE, "yes": ONCE, "s": SESSION}.get(answer, NO)
     return ask
 
 
-def progress_bar(progress: float, total: "float | None", message: str) -> None:
-    if total:
-        done = int(20 * min(progress / total, 1.0))
-        print(f"  progress [{'#' * done}{'.' * (20 - done)}] {progress:g}/{total:g} {message}", flush=True)
-    else:
-        print(f"  progress {progress:g} {message}", flush=True)
+class ProgressBar:
+    """Progress as one bar: redrawn in place on a terminal at most `per_second`
+    times a second, and in a pipe a line only when it has moved by a tenth;
+    the server's message is shown with its control characters made visible."""
+
+    def __init__(self, stream: TextIO = sys.stdout, per_second: float = 10.0) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self.gap = 1.0 / per_second
+        self.last_draw = float("-inf")
+        self.last_tenth = -1
+
+    def __call__(self, progress: float, total: "float | None", message: str) -> None:
+        now = time.monotonic()
+        tenth = int(10 * min(progress / total, 1.0)) if total else -1
+        finished = bool(total) and progress >= (total or 0)
+        if self.live and now - self.last_draw < self.gap and not finished:
+            return
+        if not self.live and tenth == self.last_tenth and not finished:
+            return
+        self.last_draw, self.last_tenth = now, tenth
+        if total:
+            done = int(20 * min(progress / total, 1.0))
+            line = f"  progress [{'#' * done}{'.' * (20 - done)}] {progress:g}/{total:g} {shown(message, 60)}"
+        else:
+            line = f"  progress {progress:g} {shown(message, 60)}"
+        if self.live:
+            self.stream.write("\r" + line[:100].ljust(100) + ("\n" if finished else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
 
 
 def shorten(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(shown(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -85,28 +114,34 @@ def print_table(tools: Aggregator) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from rich.text import Text
+
+    def cell(value: Any) -> Text:  # server words: plain text (no markup), controls made visible
+        return Text(shown(value))
+
     console = Console()
     servers = Table(title="Servers")
     for column in ("alias", "era", "protocol", "server says it is"):
         servers.add_column(column)
     for alias, c in tools.connections.items():
-        servers.add_row(alias, c.info.era, c.info.protocol_version, f"{c.info.name} {c.info.version}")
+        servers.add_row(cell(alias), cell(c.info.era), cell(c.info.protocol_version),
+                        cell(f"{c.info.name} {c.info.version}"))
     console.print(servers)
     table = Table(title="Tools the model sees")
     for column in ("model name", "alias", "original name", "title"):
         table.add_column(column, overflow="fold")
     for e in tools.entries.values():
-        table.add_row(e.model_name, e.alias, e.original_name, e.title)
+        table.add_row(cell(e.model_name), cell(e.alias), cell(e.original_name), cell(e.title))
     console.print(table)
     if tools.offline:
         offline = Table(title="Offline servers")
         offline.add_column("alias")
         offline.add_column("reason", overflow="fold")
         for alias, why in tools.offline.items():
-            offline.add_row(alias, why)
+            offline.add_row(cell(alias), cell(why))
         console.print(offline)
     for line in tools.dropped:
-        console.print(f"left out: {line}", markup=False)
+        console.print(Text(f"left out: {shown(line)}"))
 
 
 def print_run(run: AgentRun, note: str) -> None:
@@ -115,19 +150,20 @@ def print_run(run: AgentRun, note: str) -> None:
     from rich.markup import escape
 
     console = Console(highlight=False, soft_wrap=True)
-    console.print(f"[dim]{escape(note)}[/dim]")
-    console.print(f"[bold]question:[/bold] {escape(run.question)}")
+    console.print(f"[dim]{escape(shown(note))}[/dim]")
+    console.print(f"[bold]question:[/bold] {escape(shown(run.question))}")
     for number, step in enumerate(run.steps, 1):
         where = f"{step.alias} / {step.original_name}" if step.alias else "(not in the tool table)"
-        console.print(f"[bold]step {number}:[/bold] model chose [cyan]{escape(step.model_name)}[/cyan]"
-                      f" -> sent to [green]{escape(where)}[/green]")
-        console.print(f"  arguments: {escape(json.dumps(step.arguments, ensure_ascii=False))}")
+        console.print(f"[bold]step {number}:[/bold] model chose [cyan]{escape(shown(step.model_name))}[/cyan]"
+                      f" -> sent to [green]{escape(shown(where))}[/green]")
+        console.print(f"  arguments: {escape(shown(json_text(step.arguments)))}")
         flag = "  [red]isError: true[/red]" if step.is_error else ""
         console.print(f"  result: {escape(shorten(result_text(step.result)))}{flag}")
     if run.stopped_at_limit:
         console.print(f"[yellow]stopped: the step limit was reached after {run.model_turns} "
                       "model turns[/yellow]")
-    console.print(f"[bold]answer:[/bold] {escape(run.answer)}")
+    # The answer is the model's, which may echo a server's words: shown line by line, made safe.
+    console.print("[bold]answer:[/bold] " + "\n".join(escape(shown(line)) for line in run.answer.splitlines()))
     if run.usage:
         console.print("[dim]tokens: " + ", ".join(f"{k} {v}" for k, v in run.usage.items()) + "[/dim]")
 
@@ -143,24 +179,31 @@ def run_json(run: AgentRun, note: str) -> Dict[str, Any]:
 
 
 async def execute(options: argparse.Namespace, config: Config) -> int:
+    audit = AuditLog(Path(options.audit) if options.audit and options.command != "tools" else None)
+    try:
+        audit.check_writable()  # before any server starts, so no call goes out unrecorded
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     async with Aggregator(config, request_timeout=options.timeout) as tools:
-        tools.consent = Consent(asker(options), {spec.alias: spec.trusted for spec in config.servers})
-        tools.audit = AuditLog(Path(options.audit) if options.audit else None)
+        tools.consent = Consent(asker(options), {spec.alias: spec.trusted for spec in config.servers}) \
+            if options.command != "tools" else None
+        tools.audit = audit
         await tools.refresh()
         if not tools.connections:
             print("error: no server could be reached: " + "; ".join(
-                f"{a}: {r}" for a, r in tools.offline.items()), file=sys.stderr)
+                f"{a}: {shown(r, 300)}" for a, r in tools.offline.items()), file=sys.stderr)
             return 2
         if options.command == "tools":
             if options.json:
-                print(json.dumps(table_json(tools), indent=2, ensure_ascii=False))
+                print(json_text(table_json(tools), indent=2))
             else:
                 print_table(tools)
             return 0
         if options.command == "call":
             result = await tools.call(options.name, options.arguments)
-            print(json.dumps(result, indent=2, ensure_ascii=False) if options.json
-                  else result_text(result))
+            print(json_text(result, indent=2) if options.json
+                  else "\n".join(shown(line) for line in result_text(result).splitlines()))
             return 1 if result.get("isError") else 0
         model, note = choose_model()
         provider: ToolProvider = tools
@@ -169,7 +212,7 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
             note += f"; {len(tools.entries)} tools, so the model gets search_tools and call_tool"
         try:
             run = await run_agent(options.question, provider, model, max_steps=options.max_steps,
-                                  on_progress=None if options.json else progress_bar)
+                                  on_progress=None if options.json else ProgressBar())
         except ModelApiError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -177,10 +220,14 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
             if isinstance(provider, MetaTools):
                 await provider.release()
         if options.json:
-            print(json.dumps(run_json(run, note), indent=2, ensure_ascii=False))
+            print(json_text(run_json(run, note), indent=2))
         else:
             print_run(run, note)
         return 1 if run.stopped_at_limit else 0
+
+
+def not_json(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def parse(argv: List[str], prog: str) -> argparse.Namespace:
@@ -205,6 +252,8 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     ask.add_argument("question")
     ask.add_argument("--max-steps", type=int, default=8)
     options = parser.parse_args(argv)
+    if not usable_seconds(options.timeout):
+        parser.error(f"--timeout wants a finite number of seconds above 0; got {options.timeout!r}")
     if options.command is None:
         question = os.environ.get("QUESTION", "").strip()
         if not question:
@@ -212,7 +261,7 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
         options.command, options.question, options.max_steps = "ask", question, 8
     if options.command == "call":
         try:
-            options.arguments = json.loads(options.arguments)
+            options.arguments = json.loads(options.arguments, parse_constant=not_json)
         except ValueError as exc:
             parser.error(f"arguments are not valid JSON: {exc}")
     return options

@@ -9,6 +9,7 @@ not surface later as a tool that quietly reaches the wrong server.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -22,7 +23,7 @@ from .errors import ConfigError
 # which is the separator in `mcp__<alias>__<tool>`.
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
-               "progressResetsTimeout"}
+               "progressResetsTimeout", "inheritEnv"}
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A `command` of python runs the client's own interpreter, so the default
@@ -42,6 +43,10 @@ class ServerSpec:
     on_demand: bool = False  # True: connected only when the model looks for what it offers
     description: str = ""  # what the server is for (how an on-demand server is found)
     progress_resets_timeout: bool = False
+    # The user's environment is not the server's: by default a server sees only a
+    # short list of variables (process.BASE_ENV) and its own `env`. True passes
+    # everything on; a tuple of names passes those.
+    inherit_env: "bool | Tuple[str, ...]" = False
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -109,6 +114,8 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         raise ConfigError(f"{source}: {exc} (each server alias must appear once)") from None
     except ValueError as exc:
         raise ConfigError(f"{source}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: not a usable config: nested too deeply") from None
     if not isinstance(document, dict) or not isinstance(document.get("mcpServers"), dict):
         raise ConfigError(f'{source}: expected {{"mcpServers": {{"<alias>": {{"command": ...}}}}}}')
     servers: List[ServerSpec] = []
@@ -134,9 +141,13 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         args = [expand(a, f"{where} args[{i}]", environ) for i, a in enumerate(args)]
         env = {k: expand(v, f"{where} env {k}", environ) for k, v in env.items()}
         timeout = entry.get("timeout")
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                    or timeout <= 0):
-            raise ConfigError(f"{where}: 'timeout' must be a number of seconds above 0")
+        if timeout is not None and not usable_seconds(timeout):
+            raise ConfigError(f"{where}: 'timeout' must be a finite number of seconds above 0 "
+                              f"(got {timeout!r})")
+        inherit = entry.get("inheritEnv", False)
+        if not isinstance(inherit, bool) and not (isinstance(inherit, list)
+                                                  and all(isinstance(n, str) and n for n in inherit)):
+            raise ConfigError(f"{where}: 'inheritEnv' must be true, false or a list of variable names")
         flags = {}
         for key in ("trusted", "onDemand", "progressResetsTimeout"):
             if key in entry and not isinstance(entry[key], bool):
@@ -155,10 +166,17 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
                                   float(timeout) if timeout is not None else None,
                                   trusted=flags["trusted"] is not False, on_demand=bool(flags["onDemand"]),
                                   description=description,
-                                  progress_resets_timeout=bool(flags["progressResetsTimeout"])))
+                                  progress_resets_timeout=bool(flags["progressResetsTimeout"]),
+                                  inherit_env=inherit if isinstance(inherit, bool) else tuple(inherit)))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     return Config(tuple(servers), source, tuple(warnings))
+
+
+def usable_seconds(value: Any) -> bool:
+    """A number of seconds a timer can use: above 0 and finite (not NaN, not inf)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value > 0)
 
 
 def load_config(path: "str | os.PathLike[str]") -> Config:
@@ -167,6 +185,8 @@ def load_config(path: "str | os.PathLike[str]") -> Config:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {file}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{file}: not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x})") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {file}: {exc.strerror}") from None
     return parse_config(text, str(file), file.resolve().parent)

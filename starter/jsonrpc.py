@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any, Dict, Iterator, Optional, Union
 
 import anyio
@@ -24,14 +25,42 @@ def encode(message: Json) -> bytes:
     return (_encoder.encode(message) + "\n").encode("utf-8")
 
 
+MAX_DEPTH = 64  # arrays and objects inside each other; real messages stay far below
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+class TooDeep(ValueError):
+    """A line nested deeper than MAX_DEPTH: refused before parsing."""
+
+
+def nesting(line: bytes) -> int:
+    """How deep arrays and objects nest on this line (brackets inside strings do not count)."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return 0  # cannot be too deep: nothing to measure
+    brackets = _STRING.sub(b"", line).translate(None, _NOT_BRACKET)
+    depth = deepest = 0
+    for byte in brackets:
+        depth += 1 if byte in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _no_constants(name: str) -> None:
+    return None  # NaN and Infinity are not JSON: read as null, never passed on
+
+
 def parse_line(line: bytes) -> Optional[Json]:
     """The JSON object on this line, or None if it is not one.
 
     Servers may print stray lines (a misconfigured logger, a banner); those are
-    noise to be reported, never a reason to stop reading.
+    noise to be reported, never a reason to stop reading. A line nested deeper
+    than MAX_DEPTH raises TooDeep: parsing it could exhaust the stack.
     """
+    if nesting(line) > MAX_DEPTH:
+        raise TooDeep(f"a message nested more than {MAX_DEPTH} levels deep")
     try:
-        message = json.loads(line)
+        message = json.loads(line, parse_constant=_no_constants)
     except ValueError:
         return None
     return message if isinstance(message, dict) else None

@@ -22,7 +22,8 @@ _ILLEGAL = re.compile(r"[^A-Za-z0-9_-]")
 
 def short_hash(alias: str, tool_name: str) -> str:
     # The NUL separator keeps ("a", "b_c") and ("a_b", "c") apart.
-    return hashlib.sha256(f"{alias}\0{tool_name}".encode("utf-8")).hexdigest()[:HASH_LENGTH]
+    # surrogatepass: a name with a lone surrogate (a server may send one) still hashes.
+    return hashlib.sha256(f"{alias}\0{tool_name}".encode("utf-8", "surrogatepass")).hexdigest()[:HASH_LENGTH]
 
 
 def model_tool_name(alias: str, tool_name: str) -> str:

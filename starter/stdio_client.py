@@ -14,9 +14,10 @@ fast call to the same server may come back in either order.
 from __future__ import annotations
 
 import collections
+import math
 import os
 import signal
-from typing import Callable, Deque, Dict, List, Optional
+from typing import Callable, Deque, Dict, List, Optional, TypeGuard
 
 import anyio
 from anyio.abc import Process, TaskGroup, TaskStatus
@@ -25,17 +26,24 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from .config import ServerSpec
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
-from .process import IS_POSIX, exited, signal_group, spawn
+from .process import IS_POSIX, child_environment, exited, signal_group, spawn
 from .protocol import complete_result, with_envelope
+from .untrusted import shown
 
 DEFAULT_TIMEOUT = 30.0
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is dropped
+METHOD_NOT_FOUND = -32601
 STDERR_TAIL_BYTES = 4096
 CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
 GONE_GRACE = 2.0  # seconds to learn how a server ended (exit status, stderr) once its output ends
 
 NotificationHandler = Callable[[Json], None]
 ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, total, message
+
+
+def is_number(value: object) -> "TypeGuard[float]":
+    """A finite JSON number (not a bool, a string, NaN or infinity)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class StdioClient:
@@ -62,14 +70,19 @@ class StdioClient:
         self._gone_event = anyio.Event()
         self._broken = False
         self._closed = False
+        self._task_group: Optional[TaskGroup] = None
 
     # -- start ---------------------------------------------------------------
 
     async def start(self, task_group: TaskGroup) -> None:
         """Launch the server; the reader runs in `task_group` until close."""
         argv = self.spec.argv()
+        if self.spec.cwd and not os.path.isdir(self.spec.cwd):
+            raise ServerGone(f"server '{self.alias}': working directory not found: {self.spec.cwd}")
+        self._task_group = task_group  # where answers to the server's own requests are sent from
         try:
-            self._process = await spawn(argv, self.spec.cwd, {**os.environ, **self.spec.env})
+            self._process = await spawn(argv, self.spec.cwd,
+                                        child_environment(self.spec.env, self.spec.inherit_env))
         except FileNotFoundError:
             raise ServerGone(f"server '{self.alias}': command not found: {argv[0]!r}") from None
         except PermissionError:
@@ -194,9 +207,14 @@ class StdioClient:
             self.noise.append(line[:200])  # not JSON-RPC: keep a sample, read on
             return
         if "method" in message:
+            if "id" in message:  # a request from the server: it gets an answer, never silence
+                if self._task_group is not None:
+                    self._task_group.start_soon(self._answer_server, message)
+                return
             handler = self.notification_handlers.get(str(message["method"]))
-            if handler is not None and "id" not in message:
-                handler(message.get("params") or {})
+            params = message.get("params", {})
+            if handler is not None and isinstance(params, dict):  # anything else is not a notification
+                handler(params)
             return
         slot = self._pending.get(message.get("id"))
         if slot is None:
@@ -224,7 +242,13 @@ class StdioClient:
         stream = BufferedByteReceiveStream(self._process.stdout)
         try:
             while True:
-                self.on_line(await stream.receive_until(b"\n", MAX_LINE_BYTES))
+                line = await stream.receive_until(b"\n", MAX_LINE_BYTES)
+                try:
+                    self.on_line(line)
+                except Exception as exc:  # whatever the bytes were, they end this server, not the client
+                    reason = f"sent a message this client cannot handle ({type(exc).__name__}: {exc})"
+                    self._broken = True
+                    break
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError,
                 anyio.BrokenResourceError):
             reason = "closed its output"
@@ -232,6 +256,21 @@ class StdioClient:
             reason = f"sent a line longer than {MAX_LINE_BYTES} bytes"
             self._broken = True  # its stream is unreadable from here on: no polite close
         await self._went_away(reason)
+
+    async def _answer_server(self, message: Json) -> None:
+        """Reply to a request the server sent: `ping` is answered; this client
+        offers nothing else (no sampling, roots or elicitation), and says so."""
+        method = message.get("method")
+        reply: Json = {"jsonrpc": "2.0", "id": message.get("id")}
+        if method == "ping":
+            reply["result"] = {}
+        else:
+            reply["error"] = {"code": METHOD_NOT_FOUND,
+                              "message": f"Method not found: this client does not offer {shown(method, 80)}"}
+        try:
+            await self._send(reply)
+        except ServerGone:
+            pass  # it left before hearing back
 
     async def _drain_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None

@@ -89,6 +89,6 @@ def test_an_unset_variable_is_named_with_where_it_was_used() -> None:
 def test_a_server_may_set_its_own_timeout() -> None:
     (spec,) = parse_config('{"mcpServers": {"s": {"command": "x", "timeout": 2.5}}}').servers
     assert spec.timeout == 2.5
-    for bad in ('"2"', "0", "-1", "true"):
-        with pytest.raises(ConfigError, match="'timeout' must be a number"):
+    for bad in ('"2"', "0", "-1", "true", "NaN", "Infinity", "1e309"):
+        with pytest.raises(ConfigError, match="'timeout' must be a finite number of seconds above 0"):
             parse_config('{"mcpServers": {"s": {"command": "x", "timeout": %s}}}' % bad)

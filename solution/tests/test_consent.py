@@ -49,7 +49,7 @@ async def test_session_approval_covers_one_tool_and_no_other() -> None:
     assert await consent.decide(second, {}) == NO
     assert [r.original_name for r in asked] == ["a", "b"]
     assert asked[0].arguments == {"x": 1} and "wants to run a" in asked[0].describe()
-    assert Consent(ask)._approved == set()  # a new session remembers nothing
+    assert Consent(ask)._approved == {}  # a new session remembers nothing
 
 
 @pytest.mark.anyio

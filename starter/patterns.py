@@ -1,0 +1,68 @@
+"""Regular expressions from servers, matched with a time limit.
+
+A schema's `pattern` is server text too: `^(a+)+$` against a few dozen
+characters keeps Python's `re` busy for minutes, holding the event loop (no
+timeout fires, Ctrl-C waits). Schemas are therefore checked with the `regex`
+engine, which takes a timeout and lets go of the interpreter while it
+matches; a pattern that runs out of time is reported, not waited for.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Dict, Iterator, Type
+
+import regex
+from jsonschema import ValidationError
+from jsonschema.protocols import Validator
+from jsonschema.validators import extend
+
+MATCH_SECONDS = 0.25  # per pattern and value; an honest pattern needs microseconds
+
+
+class PatternTooSlow(Exception):
+    """A server's pattern did not finish matching within MATCH_SECONDS."""
+
+
+@lru_cache(maxsize=1024)
+def compiled(pattern: str) -> Any:
+    return regex.compile(pattern)
+
+
+def search(pattern: str, text: str) -> bool:
+    try:
+        return compiled(pattern).search(text, timeout=MATCH_SECONDS, concurrent=True) is not None
+    except TimeoutError:
+        raise PatternTooSlow(f"the server's pattern {pattern[:60]!r} took longer than "
+                             f"{MATCH_SECONDS:g} s to check") from None
+    except regex.error as exc:
+        raise PatternTooSlow(f"the server's pattern {pattern[:60]!r} is not usable: {exc}") from None
+
+
+# jsonschema calls keyword functions with its validator instance, typed loosely there.
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and isinstance(pattern, str) and not search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any,
+                        schema: Any) -> Iterator[ValidationError]:
+    if not isinstance(instance, dict) or not isinstance(patterns, dict):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+_BOUNDED: Dict[type, Type[Validator]] = {}
+_extend: Any = extend  # untyped in jsonschema
+
+
+def bounded(cls: Type[Validator]) -> Type[Validator]:
+    """`cls` with its pattern keywords matched under a time limit."""
+    found = _BOUNDED.get(cls)
+    if found is None:
+        made: Type[Validator] = _extend(cls, {"pattern": _pattern, "patternProperties": _pattern_properties})
+        found = _BOUNDED[cls] = made
+    return found

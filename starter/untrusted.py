@@ -1,0 +1,62 @@
+"""Text from a server is untrusted: how it is shown, hashed, logged and quoted.
+
+Servers pick their tool names, titles, descriptions, results, progress
+messages and stderr. None of it may act on the user's terminal, break an
+encoder, or pass for the client's own words:
+
+- `shown` is for a terminal: control characters (escape sequences, carriage
+  returns, bidirectional overrides, line separators) and lone surrogates
+  become visible escapes, on one line.
+- `utf8` encodes anything, lone surrogates included, for hashing.
+- `json_text` is JSON for a terminal or a file: exact, but with every
+  character a terminal could act on written as a \\u escape.
+- `quoted` is for the model: shortened, on one line, inside quotation marks
+  that the text itself cannot close, to be put after a label that says whose
+  words these are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# C0 controls but tab, DEL, C1 controls, bidirectional marks and overrides, the
+# line and paragraph separators, and lone surrogates.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+# The same, as JSON would otherwise write them raw (it escapes C0 itself).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: "re.Match[str]") -> str:
+    char = match.group(0)
+    return {"\n": "\\n", "\r": "\\r"}.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100
+                                                   else f"\\u{ord(char):04x}")
+
+
+def shown(value: Any, limit: int = 0) -> str:
+    """`value` as one safe line for a terminal; cut to `limit` characters (0: no cut)."""
+    text = _UNSAFE.sub(_escape, value if isinstance(value, str) else str(value))
+    return text if not limit or len(text) <= limit else text[:limit - 1] + "…"
+
+
+def utf8(text: str) -> bytes:
+    """Any str as bytes: a lone surrogate (which no encoder accepts) kept as its code."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def json_text(value: Any, indent: "int | None" = None) -> str:
+    """JSON that is safe to print and to append to a log: exact (the escapes are
+    JSON's own), with no NaN or Infinity, and nothing a terminal could act on."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False, default=str)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def quoted(value: Any, limit: int = 300) -> str:
+    """Server words for the model: one line, shortened at a word, in quotes they cannot close."""
+    text = " ".join(shown(value).replace('"', "'").split())
+    if len(text) > limit:
+        cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+        text = cut + " …"
+    return f'"{text}"'

@@ -20,9 +20,17 @@ RequestId = Union[int, str]
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+
+
 def encode(message: Json) -> bytes:
-    """One message as one line: compact JSON, UTF-8, a single trailing newline."""
-    return (_encoder.encode(message) + "\n").encode("utf-8")
+    """One message as one line: compact JSON, UTF-8, a single trailing newline.
+    Text no UTF-8 encoder takes (a lone surrogate, as a server may send in a
+    tool name) goes out as JSON's own \\u escape, exactly as it came in."""
+    try:
+        return (_encoder.encode(message) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (_ascii_encoder.encode(message) + "\n").encode("ascii")
 
 
 MAX_DEPTH = 64  # arrays and objects inside each other; real messages stay far below

@@ -116,6 +116,17 @@ class PendingRequests:
             return None
         return self._slots.get(request_id)
 
+    def near_miss(self, request_id: Any) -> Optional[int]:
+        """The pending id a reply's id was probably meant for, when it differs only
+        in type ("1" or 1.0 for 1): never matched, but worth naming."""
+        if isinstance(request_id, bool) or not isinstance(request_id, (str, float)):
+            return None
+        try:
+            number = float(request_id)
+        except ValueError:
+            return None
+        return int(number) if number.is_integer() and int(number) in self._slots else None
+
     def close(self, request_id: RequestId) -> None:
         self._slots.pop(request_id, None)
 

@@ -71,6 +71,7 @@ class StdioClient:
         self._broken = False
         self._closed = False
         self._task_group: Optional[TaskGroup] = None
+        self._misfits: Dict[RequestId, str] = {}  # request id -> a reply that almost matched it
 
     # -- start ---------------------------------------------------------------
 
@@ -129,7 +130,7 @@ class StdioClient:
                 await self._wait_while_progressing(request_id, slot.done, limit)
             if not slot.done.is_set():
                 await self._cancel(request_id, f"timed out after {limit:g} s")
-                raise RequestTimeout(method, limit)
+                raise RequestTimeout(method, limit, self._misfits.pop(request_id, ""))
         except anyio.get_cancelled_exc_class():
             await self._cancel(request_id, "abandoned by the caller")
             raise
@@ -222,8 +223,12 @@ class StdioClient:
                 handler(params)
             return
         slot = self._pending.get(message.get("id"))
-        if slot is None:
-            return  # an unknown id, or a late reply to a request that timed out
+        if slot is None:  # an unknown id, or a late reply to a request that timed out
+            meant = self._pending.near_miss(message.get("id"))
+            if meant is not None:  # never matched (ids are compared exactly), but said when it times out
+                self._misfits[meant] = (f"the server did answer, with id {shown(repr(message.get('id')), 40)} "
+                                        f"where the request's id is {meant}")
+            return
         # >>> exercise 1 (item 2): a reply carries either a result or an error
         if "result" in message:
             slot.resolve(message["result"])

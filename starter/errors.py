@@ -37,8 +37,8 @@ class McpError(ClientError):
 class RequestTimeout(ClientError):
     """No reply arrived within the request's timeout."""
 
-    def __init__(self, method: str, timeout: float) -> None:
-        super().__init__(f"no reply to {method} within {timeout:g} s")
+    def __init__(self, method: str, timeout: float, detail: str = "") -> None:
+        super().__init__(f"no reply to {method} within {timeout:g} s" + (f"; {detail}" if detail else ""))
         self.method = method
         self.timeout = timeout
 

@@ -173,3 +173,32 @@ def test_progress_is_a_bar_not_a_line_per_notification() -> None:
         bar(step, 50_000, "\x1b[2Jstep")
     lines = out.getvalue().splitlines()
     assert 1 <= len(lines) <= 11 and all("\x1b" not in line for line in lines) and "50000/50000" in lines[-1]
+
+
+def test_a_reply_whose_id_differs_only_in_type_is_not_matched_and_is_named() -> None:
+    from solution.jsonrpc import PendingRequests
+    pending = PendingRequests()
+    request_id, _ = pending.open("tools/list")
+    assert pending.get(str(request_id)) is None and pending.get(float(request_id)) is None
+    assert pending.near_miss(str(request_id)) == request_id == pending.near_miss(float(request_id))
+    assert pending.near_miss("x") is None and pending.near_miss(True) is None and pending.near_miss(7) is None
+
+
+@pytest.mark.anyio
+async def test_a_timeout_after_a_reply_with_a_string_id_says_so() -> None:
+    import anyio
+    from solution.config import ServerSpec
+    from solution.errors import RequestTimeout
+    from solution.stdio_client import StdioClient
+    echo_as_string = ("import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n"
+                      "    print(json.dumps({'jsonrpc': '2.0', 'id': str(m['id']), 'result': {}}), flush=True)\n")
+    async with anyio.create_task_group() as group:
+        # Only a timeout can end the request (the reply never matches); 3 s lets a busy machine start the server.
+        client = StdioClient(ServerSpec("stringly", sys.executable, ("-c", echo_as_string)), request_timeout=3.0)
+        await client.start(group)
+        try:
+            with pytest.raises(RequestTimeout, match=r"within 3 s; the server did answer, with id '1' "
+                                                     r"where the request's id is 1"):
+                await client.request("tools/list")
+        finally:
+            await client.aclose()

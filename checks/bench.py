@@ -25,7 +25,8 @@ from typing import Any, Awaitable, Callable, Dict, List
 import anyio
 
 from checks.target import ROOT
-from solution.aggregator import Aggregator, Connection
+from solution.aggregator import Aggregator
+from solution.connector import Connection
 from solution.config import ServerSpec, config_of
 from solution.discovery import ServerInfo
 from solution.stdio_client import StdioClient

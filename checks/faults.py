@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -246,6 +247,59 @@ async def missing_cwd(lab: FaultLab) -> str:
     return await beside_notes(lab, spec, offline_with("working directory not found", "no-such-directory"))
 
 
+TREE_SERVER = ("import os, subprocess, sys; subprocess.Popen(['sleep', sys.argv[1]]); "
+               "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])")
+
+
+def tree_chain(lab: FaultLab, marker: str) -> Path:
+    """A config whose server is a process tree, as `npx ...` makes one: `sh -c`
+    runs a python that starts a grandchild (sleep MARKER), then becomes the notes
+    server, which never answers tools/list, so the client waits in discovery."""
+    notes = lab.spec("tree", "notes", "--silent", "tools/list")
+    line = " ".join(shlex.quote(a) for a in [sys.executable, "-c", TREE_SERVER, marker, *notes.args])
+    path = lab.directory / "tree.json"
+    path.write_text(json.dumps({"mcpServers": {"tree": {"command": "sh", "args": ["-c", f"{line}; true"],
+                                                        "timeout": 60}}}))
+    return path
+
+
+def sleeping(marker: str) -> List[int]:
+    """The pids of `sleep MARKER` processes."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().split(b"\0")[:2] == \
+                    [b"sleep", marker.encode()]:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+async def process_tree(lab: FaultLab) -> str:
+    accounts = []
+    for name, sig in (("SIGTERM", signal.SIGTERM), ("SIGKILL", signal.SIGKILL)):
+        marker = str(800000 + os.getpid() % 1000 * 10 + sig)
+        client = subprocess.Popen([sys.executable, "-m", "solution", "tools", "--config", str(tree_chain(lab, marker))],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        journal = lab.journals[-1]
+        try:
+            with anyio.fail_after(GENEROUS):  # until the grandchild runs and this server waits on tools/list
+                while not (sleeping(marker) and journal.exists() and "tools/list" in journal.read_text()):
+                    await anyio.sleep(0.02)
+            client.send_signal(sig)
+            status = await anyio.to_thread.run_sync(client.wait, GENEROUS)
+            left = await anyio.to_thread.run_sync(still_running, sleeping(marker), 5.0)
+            assert not left, f"after {name} of the client, its server's child still runs: {left}"
+            accounts.append(f"{name}: exit {status}, tree gone")
+        finally:
+            if client.poll() is None:
+                client.kill()
+            for pid in sleeping(marker):
+                os.kill(pid, signal.SIGKILL)
+    return "; ".join(accounts)
+
+
 def config_problem(text_: str, words: str, environ: Optional[Dict[str, str]] = None) -> Callable[[FaultLab], Awaitable[str]]:
     async def scenario(lab: FaultLab) -> str:
         try:
@@ -293,6 +347,7 @@ SCENARIOS = [
     Scenario("config: nested 100,000 levels deep", config_problem(
         '{"mcpServers": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply")),
     Scenario("a working directory that does not exist", missing_cwd),
+    Scenario("sh -c, a child, a grandchild: the client killed", process_tree, limit=60.0),
     *HOSTILE_SCENARIOS,
 ]
 

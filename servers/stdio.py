@@ -23,7 +23,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 from servers.core import PAGING_MODES, Json, Report, RpcError, Server, check_envelope, error_reply, no_report
 from servers.legacy import LegacyFront
 
-FAILURE_MODES = ("exit-at-start", "never-answer", "garbage")
+FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
 HOLD_LIMIT = 5.0  # a held reply goes out after this even if no other reply does
 
@@ -56,8 +56,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--journal", default=env("MCP_LAB_JOURNAL"), metavar="FILE",
                         help="append every message in and out, with timestamps (MCP_LAB_JOURNAL)")
     parser.add_argument("--fail", choices=FAILURE_MODES, default=env("MCP_LAB_FAIL") or None,
-                        help="misbehave on purpose: exit at start, never answer, "
-                             "or write a garbage line before each reply (MCP_LAB_FAIL)")
+                        help="misbehave on purpose: exit at start, never answer, write a garbage "
+                             "line before each reply, or exit when probed with server/discover "
+                             "(MCP_LAB_FAIL)")
     parser.add_argument("--delay", type=float, default=float(env("MCP_LAB_DELAY") or 0), metavar="S",
                         help="answer every request S seconds late (MCP_LAB_DELAY)")
     parser.add_argument("--latency", action="append", default=[], metavar="TOOL=S",
@@ -72,6 +73,8 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--paging", choices=PAGING_MODES, default="normal",
                         help="normal; empty-cursor: the cursor to the second page is \"\" (a real "
                              "cursor); endless: every page has a nextCursor (a client must stop itself)")
+    parser.add_argument("--silent", action="append", default=[], metavar="METHOD",
+                        help="read and journal METHOD but never answer it; repeatable")
     parser.add_argument("--bare-reply", action="append", default=[], metavar="METHOD",
                         help="answer METHOD with a reply that has neither result nor error "
                              "(a protocol violation the client must reject); repeatable")
@@ -218,8 +221,17 @@ class StdioShell:
             if self.options.fail != "never-answer":
                 self.listen(message)
             return
-        if self.options.fail == "never-answer":
+        if self.options.fail == "never-answer" or (message is not None and
+                                                    message.get("method") in self.options.silent):
             return
+        if self.options.fail == "exit-on-discover" and message is not None and \
+                message.get("method") == "server/discover":
+            # As Python SDK servers up to mcp 1.8.1 do: the request model rejects the method, and the process ends.
+            self.log("1 validation error for ClientRequest: Input should be 'ping', 'initialize', ... "
+                     "[type=literal_error, input_value='server/discover']")
+            self.journal.record("exit", status=1)
+            sys.stdout.flush()
+            os._exit(1)
         if self.options.inline or (message is not None and message.get("method") == "initialize"):
             self.answer(line, message)  # in order: nothing may overtake the handshake
             return

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ from .errors import ConfigError, ModelApiError
 from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
+from .process import guard_process_tree
 from .untrusted import json_text, shown
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
@@ -119,7 +121,8 @@ def print_table(tools: Aggregator) -> None:
     def cell(value: Any) -> Text:  # server words: plain text (no markup), controls made visible
         return Text(shown(value))
 
-    console = Console()
+    # In a pipe, lines may run long rather than cut an identifier in two (copy and paste them).
+    console = Console() if sys.stdout.isatty() else Console(width=1000)
     servers = Table(title="Servers")
     for column in ("alias", "era", "protocol", "server says it is"):
         servers.add_column(column)
@@ -128,8 +131,9 @@ def print_table(tools: Aggregator) -> None:
                         cell(f"{c.info.name} {c.info.version}"))
     console.print(servers)
     table = Table(title="Tools the model sees")
-    for column in ("model name", "alias", "original name", "title"):
-        table.add_column(column, overflow="fold")
+    for column in ("model name", "alias", "original name"):
+        table.add_column(column, no_wrap=True)  # identifiers: never cut mid-word
+    table.add_column("title", overflow="fold")
     for e in tools.entries.values():
         table.add_row(cell(e.model_name), cell(e.alias), cell(e.original_name), cell(e.title))
     console.print(table)
@@ -179,6 +183,28 @@ def run_json(run: AgentRun, note: str) -> Dict[str, Any]:
 
 
 async def execute(options: argparse.Namespace, config: Config) -> int:
+    """Run the command; SIGTERM and SIGHUP end it as Ctrl-C does: every server
+    closed on the way out, then exit status 128 + the signal's number."""
+    stopped: List[int] = []
+    status = 130
+    async with anyio.create_task_group() as group:
+        async def on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+                async for number in signals:
+                    stopped.append(int(number))
+                    group.cancel_scope.cancel()
+                    return
+        if hasattr(signal, "SIGHUP"):
+            group.start_soon(on_signal)
+        status = await command(options, config)
+        group.cancel_scope.cancel()
+    if stopped:
+        print(f"stopped by {signal.Signals(stopped[0]).name}; every server was closed", file=sys.stderr)
+        return 128 + stopped[0]
+    return status
+
+
+async def command(options: argparse.Namespace, config: Config) -> int:
     audit = AuditLog(Path(options.audit) if options.audit and options.command != "tools" else None)
     try:
         audit.check_writable()  # before any server starts, so no call goes out unrecorded
@@ -276,4 +302,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     for warning in config.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    return anyio.run(execute, options, config)
+    watchdog = guard_process_tree()  # servers' whole process trees die with this process
+    try:
+        return anyio.run(execute, options, config)
+    except KeyboardInterrupt:
+        print("stopped (Ctrl-C); every server was closed", file=sys.stderr)
+        return 130
+    finally:
+        watchdog.stop()

@@ -45,14 +45,23 @@ class Model(Protocol):
         ...
 
 
+def block_text(block: Any) -> str:
+    """One MCP content block as text: text as it is, an embedded resource's text,
+    a resource link's name and URI; anything else named, never dropped."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "resource_link":
+        return f"[resource link] {block.get('name', '')} {block.get('uri', '')}"
+    if kind == "resource":
+        resource = block.get("resource") or {}
+        text = resource.get("text") if isinstance(resource, dict) else None
+        return text if isinstance(text, str) else f"[binary resource {(resource or {}).get('uri', '')}]"
+    return f"[{kind or 'unknown'} content not shown]"
+
+
 def result_text(result: Optional[Json]) -> str:
-    """The text a tool result shows the model (non-text blocks named, not dropped)."""
+    """The text a tool result shows (non-text blocks named, not dropped)."""
     if not result:
         return ""
-    parts = []
-    for block in result.get("content") or []:
-        if isinstance(block, dict) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        elif isinstance(block, dict):
-            parts.append(f"[{block.get('type', 'unknown')} content]")
-    return "\n".join(parts)
+    return "\n".join(block_text(block) for block in result.get("content") or [])

@@ -12,7 +12,7 @@ import json
 from typing import Any, Dict, List, Optional
 
 from .http_json import Endpoint, HttpSettings, post_json
-from .model import Json, Message, ModelTurn, ToolCall
+from .model import Json, Message, ModelTurn, ToolCall, block_text
 
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -20,20 +20,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 def tool_message_content(result: Optional[Json]) -> str:
     """MCP content blocks as the text of a tool message (no images there)."""
-    parts = []
-    for block in (result or {}).get("content") or []:
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "resource_link":
-            parts.append(f"[resource link] {block.get('name', '')} {block.get('uri', '')}")
-        elif kind == "resource":
-            resource = block.get("resource") or {}
-            text = resource.get("text")
-            parts.append(text if isinstance(text, str) else f"[binary resource {resource.get('uri', '')}]")
-        else:
-            parts.append(f"[{kind or 'unknown'} content not shown]")
-    text = "\n".join(parts) or "(no content)"
+    text = "\n".join(block_text(block) for block in (result or {}).get("content") or []) or "(no content)"
     # The API has no error flag for tool messages, so the text carries it.
     return f"[tool error] {text}" if (result or {}).get("isError") else text
 

@@ -13,8 +13,6 @@ go out under the original name. A server that fails discovery lands in the
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Dict, List, Optional, Type
 
@@ -22,35 +20,35 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
-from .consent import AuditLog, Consent, fingerprint
-from .discovery import ServerInfo, discover, list_all_tools
-from .failures import error_result, reason
+from .breaker import Breaker
+from .calling import ToolCalls
+from .consent import AuditLog, Consent
+from .connector import Connection, Connector
+from .discovery import list_all_tools
+from .failures import reason
 from .jsonrpc import Json
 from .naming import model_tool_name
-from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, ProgressHandler, StdioClient
-from .tool_calls import call_tool
-from .translate import ToolEntry, argument_errors, make_entry, to_anthropic_tool, to_openai_tool
+from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
+from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool
 
-DISCOVERY_TIMEOUT = 10.0
-
-
-@dataclass
-class Connection:
-    """A server that answered discovery: its client and what it offered."""
-
-    alias: str
-    client: StdioClient
-    info: ServerInfo
-    tools: List[Json]
+DISCOVERY_TIMEOUT = 10.0  # the least a whole discovery may take; more when request timeouts are longer
+DISCOVERY_REQUESTS = 3  # a discovery is about this many requests long (probe or handshake, pages, listen)
 
 
-class Aggregator:
+class Aggregator(ToolCalls):
     def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
-                 discovery_timeout: float = DISCOVERY_TIMEOUT, close_grace: float = CLOSE_GRACE) -> None:
+                 discovery_timeout: Optional[float] = None, close_grace: float = CLOSE_GRACE) -> None:
         self.config = config
         self.close_grace = close_grace
         self.request_timeout = request_timeout
-        self.discovery_timeout = discovery_timeout
+        # Each server's discovery as a whole is bounded too; by default generously
+        # enough that a server given a long timeout (a first `npx` download) gets it.
+        longest = max([request_timeout, *(s.timeout for s in config.servers if s.timeout)])
+        self.discovery_timeout = discovery_timeout if discovery_timeout is not None \
+            else max(DISCOVERY_TIMEOUT, DISCOVERY_REQUESTS * longest)
+        self.connector = Connector(self.list_changed, request_timeout=request_timeout, close_grace=close_grace)
+        self.breaker = Breaker()
+        self.retired: Dict[str, str] = {}  # model name -> alias, for the tools of a paused server
         self.connections: Dict[str, Connection] = {}
         self.offline: Dict[str, str] = {}  # alias -> why it is not available
         self.entries: Dict[str, ToolEntry] = {}  # model-facing name -> entry
@@ -91,23 +89,7 @@ class Aggregator:
         """Start one server, discover it and list all its tools."""
         if self._task_group is None:
             raise RuntimeError("use the Aggregator inside 'async with'")
-        timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
-        client = StdioClient(spec, request_timeout=timeout, close_grace=self.close_grace)
-        self._clients.append(client)  # from here on, aclose() will end it
-        try:
-            await client.start(self._task_group)
-            info = await discover(client)
-            # Changes are announced unsolicited in the handshake era, on a
-            # listen stream in the current one; both land in list_changed.
-            client.notification_handlers["notifications/tools/list_changed"] = \
-                lambda params: self.list_changed(spec.alias)
-            tools = await list_all_tools(client)
-            if info.era == "current" and (info.capabilities.get("tools") or {}).get("listChanged"):
-                await client.listen({"toolsListChanged": True})
-        except BaseException:
-            await client.aclose()
-            raise
-        return Connection(spec.alias, client, info, tools)
+        return await self.connector.connect(spec, self._task_group, self._clients)
 
     def eager_servers(self) -> List[ServerSpec]:
         """The servers refresh() starts: all but those marked on-demand."""
@@ -166,8 +148,11 @@ class Aggregator:
             self._rebuild(dict(self.connections), dict(self.offline))
 
     async def refresh(self) -> None:
-        """(Re)discover every configured server and rebuild the tool table."""
+        """(Re)discover every configured server and rebuild the tool table
+        (paused servers too: a refresh is the user asking to try again)."""
         await self.aclose()
+        self.breaker.reset()
+        self.retired = {}
         found: Dict[str, Connection] = {}
         offline: Dict[str, str] = {}
         # >>> exercise 4 (item 8): one broken server must not sink the others
@@ -182,6 +167,10 @@ class Aggregator:
             for spec in self.config.servers:
                 group.start_soon(connect_one, spec)
         # <<< exercise 4
+        for alias, why in offline.items():
+            if why == reason(TimeoutError()):  # the limit on the whole discovery: say which step
+                offline[alias] = (f"discovery did not finish within {self.discovery_timeout:g} s (it was "
+                                  f"waiting for {self.connector.steps.get(alias, 'the server')})")
         self._rebuild(found, offline)
 
     def _rebuild(self, found: Dict[str, Connection], offline: Dict[str, str]) -> None:
@@ -226,55 +215,3 @@ class Aggregator:
             if entry.alias == alias and entry.original_name == original_name:
                 return entry
         return None
-
-    # -- calls -----------------------------------------------------------------
-
-    async def call(self, model_name: str, arguments: Any = None, *,
-                   on_progress: Optional[ProgressHandler] = None) -> Json:
-        """Call a tool by its model-facing name. Never raises: every failure
-        comes back as an `isError` result whose text the model can act on.
-        Every call, allowed or not, goes to the audit log."""
-        began = time.perf_counter()
-        decision = "no policy"
-        try:
-            decision, result = await self._call(model_name, {} if arguments is None else arguments, on_progress)
-        except Exception as exc:
-            result = error_result(f"Calling {model_name} failed: {reason(exc)}")
-        entry = self.entries.get(model_name)
-        self.audit.record(model_name=model_name, alias=entry.alias if entry else None,
-                          tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
-                          outcome="error" if result.get("isError") else "ok",
-                          duration_ms=round((time.perf_counter() - began) * 1000, 1),
-                          fingerprint=fingerprint(entry.tool) if entry else None)
-        return result
-
-    async def _call(self, model_name: str, arguments: Any,
-                    on_progress: Optional[ProgressHandler]) -> "tuple[str, Json]":
-        entry = self.entries.get(model_name)
-        if entry is None:
-            return "not sent", error_result(self._unknown(model_name))
-        connection = self.connections.get(entry.alias)
-        if connection is None:
-            return "not sent", error_result(f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
-        problem = argument_errors(entry, arguments)
-        if problem is not None:
-            return "not sent", error_result(f"Invalid arguments for {model_name}: {problem}. "
-                                            "Nothing was sent to the server; fix the arguments and try again.")
-        decision = await self.consent.decide(entry, arguments) if self.consent else "no policy"
-        if decision == "no":
-            return decision, error_result(f"The user declined this call ({entry.alias} / {entry.original_name}). "
-                                          "Do not retry it; ask the user or continue without it.")
-        spec = connection.client.spec
-        return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
-                                         progress_resets_timeout=spec.progress_resets_timeout)
-
-    def route(self, model_name: str, arguments: Any) -> Optional[ToolEntry]:
-        """The entry a call went to (for transcripts); None if it went nowhere."""
-        return self.entries.get(model_name)
-
-    def _unknown(self, model_name: str) -> str:
-        for alias, why in self.offline.items():
-            # Only to word the message; routing never parses names.
-            if model_name.startswith(f"mcp__{alias}__"):
-                return f"Server '{alias}' is offline ({why}); {model_name} cannot be called now."
-        return f"Unknown tool {model_name!r}. Use one of the tools in the tool table."

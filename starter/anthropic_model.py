@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from .http_json import Endpoint, HttpSettings, post_json
-from .model import Json, Message, ModelTurn, ToolCall
+from .model import Json, Message, ModelTurn, ToolCall, block_text
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -29,15 +29,8 @@ def tool_result_content(result: Optional[Json]) -> List[Json]:
         elif kind == "image" and block.get("data"):
             blocks.append({"type": "image", "source": {"type": "base64", "data": block["data"],
                                                        "media_type": block.get("mimeType", "image/png")}})
-        elif kind == "resource_link":
-            blocks.append({"type": "text", "text": f"[resource link] {block.get('name', '')} {block.get('uri', '')}"})
-        elif kind == "resource":
-            resource = block.get("resource") or {}
-            text = resource.get("text")
-            blocks.append({"type": "text", "text": text if isinstance(text, str)
-                           else f"[binary resource {resource.get('uri', '')}]"})
-        else:
-            blocks.append({"type": "text", "text": f"[{kind or 'unknown'} content not shown]"})
+        else:  # resources and anything else, as text (the API has no block for them)
+            blocks.append({"type": "text", "text": block_text(block)})
     return blocks or [{"type": "text", "text": "(no content)"}]
 
 

@@ -23,7 +23,9 @@ from .errors import ConfigError
 # which is the separator in `mcp__<alias>__<tool>`.
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
-               "progressResetsTimeout", "inheritEnv"}
+               "progressResetsTimeout", "inheritEnv", "protocolVersion",
+               "toolTimeouts"}
+PINNABLE = ("2026-07-28", "2025-11-25")  # protocolVersion: the eras this client speaks
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A `command` of python runs the client's own interpreter, so the default
@@ -47,6 +49,8 @@ class ServerSpec:
     # short list of variables (process.BASE_ENV) and its own `env`. True passes
     # everything on; a tuple of names passes those.
     inherit_env: "bool | Tuple[str, ...]" = False
+    protocol_version: Optional[str] = None  # pins the era: "2026-07-28" or "2025-11-25"; None: probe
+    tool_timeouts: Mapping[str, float] = field(default_factory=dict)  # original tool name -> seconds
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -148,6 +152,13 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         if not isinstance(inherit, bool) and not (isinstance(inherit, list)
                                                   and all(isinstance(n, str) and n for n in inherit)):
             raise ConfigError(f"{where}: 'inheritEnv' must be true, false or a list of variable names")
+        tool_timeouts = entry.get("toolTimeouts", {})
+        if not isinstance(tool_timeouts, dict) or not all(usable_seconds(v) for v in tool_timeouts.values()):
+            raise ConfigError(f"{where}: 'toolTimeouts' must map tool names to finite seconds above 0")
+        pinned = entry.get("protocolVersion")
+        if pinned is not None and pinned not in PINNABLE:
+            raise ConfigError(f"{where}: 'protocolVersion' must be one of {', '.join(PINNABLE)} "
+                              f"(or left out, to ask the server); got {pinned!r}")
         flags = {}
         for key in ("trusted", "onDemand", "progressResetsTimeout"):
             if key in entry and not isinstance(entry[key], bool):
@@ -167,7 +178,9 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
                                   trusted=flags["trusted"] is not False, on_demand=bool(flags["onDemand"]),
                                   description=description,
                                   progress_resets_timeout=bool(flags["progressResetsTimeout"]),
-                                  inherit_env=inherit if isinstance(inherit, bool) else tuple(inherit)))
+                                  inherit_env=inherit if isinstance(inherit, bool) else tuple(inherit),
+                                  protocol_version=pinned,
+                                  tool_timeouts={str(k): float(v) for k, v in tool_timeouts.items()}))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     return Config(tuple(servers), source, tuple(warnings))

@@ -60,9 +60,11 @@ def _object(value: Any) -> Dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT) -> ServerInfo:
-    """Find the server's era and identity, doing the legacy handshake if needed.
-    Each request waits for the client's own timeout."""
+async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT,
+                   fallback: bool = True) -> ServerInfo:
+    """Find the server's era and identity, doing the legacy handshake if needed
+    (never, with `fallback=False`: a server pinned to 2026-07-28). Each request
+    waits for the client's own timeout."""
     answers: Dict[str, Any] = {}  # "probe" / "handshake" -> a result (Json or ServerInfo) or an error
     changed = anyio.Event()
 
@@ -80,9 +82,9 @@ async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT) -
         with anyio.move_on_after(probe_timeout):
             await changed.wait()
         while found is None:
-            found = decide(answers)
+            found = decide(answers, fallback)
             if found is None:
-                if "handshake" not in answers and "shaking" not in answers:
+                if fallback and "handshake" not in answers and "shaking" not in answers:
                     answers["shaking"] = True  # silent after probe_timeout, or refused: try the old way
                     group.start_soon(ask, "handshake")
                 changed = anyio.Event()
@@ -94,9 +96,11 @@ async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT) -
     raise found or ProtocolViolation("discovery ended without an answer")  # (the loop ends only with one)
 
 
-def decide(answers: Dict[str, Any]) -> "ServerInfo | ClientError | None":
+def decide(answers: Dict[str, Any], fallback: bool = True) -> "ServerInfo | ClientError | None":
     """What the answers so far prove: the server's info, a failure, or nothing yet."""
     probe, shake = answers.get("probe"), answers.get("handshake")
+    if not fallback and isinstance(probe, ClientError):
+        return probe
     if isinstance(probe, dict):  # 2026-07-28, however late the answer came
         try:
             return from_discover(probe)

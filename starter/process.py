@@ -18,6 +18,8 @@ import anyio
 from anyio._core._eventloop import get_async_backend
 from anyio.abc import Process
 
+from .watchdog import Watchdog
+
 IS_POSIX = os.name == "posix"
 # What a server sees of the user's environment unless its config says more:
 # enough to find programs and a home, nothing that holds a secret (as the
@@ -55,6 +57,17 @@ def _die_with_parent() -> Optional[Callable[[], None]]:
 
 
 _DIE_WITH_PARENT = _die_with_parent()
+_WATCHDOG: Optional[Watchdog] = None  # set by guard_process_tree (the command line does)
+
+
+def guard_process_tree() -> Watchdog:
+    """From now on, every server's whole process group dies with this process
+    (a watchdog process kills the groups once this one has exited)."""
+    global _WATCHDOG
+    if _WATCHDOG is None:
+        _WATCHDOG = Watchdog()
+        _WATCHDOG.start()
+    return _WATCHDOG
 
 
 async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Process:
@@ -66,8 +79,17 @@ async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Pro
     # anyio.open_process does not forward preexec_fn; its backend passes any
     # Popen option through, so the process is started there.
     backend = get_async_backend()
-    return await backend.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, **options)
+    process = await backend.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, **options)
+    if _WATCHDOG is not None and IS_POSIX:
+        _WATCHDOG.watch(process.pid)  # its group: the server and everything it starts
+    return process
+
+
+def released(process: Process) -> None:
+    """The server's group has been ended by close: the watchdog can forget it."""
+    if _WATCHDOG is not None and IS_POSIX:
+        _WATCHDOG.forget(process.pid)
 
 
 async def exited(process: Process, within: float) -> bool:

@@ -26,7 +26,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from .config import ServerSpec
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
-from .process import IS_POSIX, child_environment, exited, signal_group, spawn
+from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
 from .protocol import complete_result, with_envelope
 from .untrusted import shown
 
@@ -44,6 +44,18 @@ ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, tot
 def is_number(value: object) -> "TypeGuard[float]":
     """A finite JSON number (not a bool, a string, NaN or infinity)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def last_words(text: str, limit: int) -> str:
+    """The end of `text`, at most `limit` characters, starting at a line or a word."""
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    for boundary in ("\n", " "):
+        cut = tail.find(boundary)
+        if 0 <= cut < limit // 2:
+            return "…" + tail[cut + 1:]
+    return "…" + tail
 
 
 class StdioClient:
@@ -302,7 +314,7 @@ class StdioClient:
             detail += f" (exit status {status})"
         tail = self.stderr_tail()
         if tail:
-            detail += f"; stderr: {tail[-300:]}"
+            detail += f"; stderr: {last_words(tail, 300)}"
         self._gone = detail
         self._gone_event.set()
         self._pending.fail_all(ServerGone(detail))
@@ -333,6 +345,7 @@ class StdioClient:
                 self._reader_scope.cancel()
             if IS_POSIX:  # children left in the group outlive nothing
                 signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
+            released(process)
             self._pending.fail_all(ServerGone(f"server '{self.alias}' was closed"))
             with anyio.move_on_after(self.close_grace):
                 await process.aclose()  # the pipes' transports, released on this loop

@@ -24,11 +24,13 @@ class Caller(Protocol):
 
 
 async def call_tool(server: Caller, entry: ToolEntry, arguments: Any, *,
-                    on_progress: Optional[ProgressHandler] = None, progress_resets_timeout: bool = False) -> Json:
+                    on_progress: Optional[ProgressHandler] = None, progress_resets_timeout: bool = False,
+                    timeout: Optional[float] = None) -> Json:
+    """`timeout`: this tool's own (from the config's toolTimeouts); None: the server's."""
     # The original name goes out; the model-facing one never leaves the client.
     params: Json = {"name": entry.original_name, "arguments": arguments}
-    result = await server.request("tools/call", params, allow_input_required=True, on_progress=on_progress,
-                                  progress_resets_timeout=progress_resets_timeout)
+    result = await server.request("tools/call", params, timeout=timeout, allow_input_required=True,
+                                  on_progress=on_progress, progress_resets_timeout=progress_resets_timeout)
     if result.get("resultType") == "input_required":
         result = await answer_input_required(server, params, result)
     return checked_output(entry, result)

@@ -9,7 +9,8 @@ from typing import Any, Dict, List
 import anyio
 import pytest
 
-from solution.aggregator import Aggregator, Connection
+from solution.aggregator import Aggregator
+from solution.connector import Connection
 from solution.config import ServerSpec, config_of
 from solution.discovery import ServerInfo
 from solution.tests.conftest import alive

@@ -1,0 +1,124 @@
+"""The calling half of the aggregator: one tool call by its model-facing name.
+
+    result = await tools.call(model_name, arguments)   # never raises
+
+Every failure becomes an `isError` result the model can read: an unknown
+name, an offline or paused server, arguments that fail the schema, a declined
+consent, a timeout, a server that went away. A tool may have a timeout of its
+own (`toolTimeouts` in the config: a thirty-second report and a cache lookup
+should not share one). Timeouts and lost servers are counted per server; after
+`Breaker.threshold` in a row the server is paused (offline, with the time it
+will be tried again) so the model stops paying a timeout on every turn; the
+first call after the pause reconnects it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, Optional
+
+from .breaker import Breaker
+from .config import Config
+from .connector import Connection
+from .consent import AuditLog, Consent, fingerprint
+from .errors import RequestTimeout, ServerGone
+from .failures import error_result, reason
+from .jsonrpc import Json
+from .stdio_client import ProgressHandler
+from .tool_calls import call_tool
+from .translate import ToolEntry, argument_errors
+
+COSTLY = (RequestTimeout, ServerGone)  # failures that cost a timeout or leave the server unusable
+
+
+class ToolCalls:
+    # Provided by the Aggregator.
+    config: Config
+    connections: Dict[str, Connection]
+    offline: Dict[str, str]
+    entries: Dict[str, ToolEntry]
+    consent: Optional[Consent]
+    audit: AuditLog
+    breaker: Breaker
+    retired: Dict[str, str]
+
+    async def attach(self, alias: str) -> bool:
+        raise NotImplementedError  # the Aggregator's: connect a server now
+
+    async def detach(self, alias: str) -> None:
+        raise NotImplementedError  # the Aggregator's: disconnect a server
+
+    async def call(self, model_name: str, arguments: Any = None, *,
+                   on_progress: Optional[ProgressHandler] = None) -> Json:
+        """Call a tool by its model-facing name. Never raises: every failure
+        comes back as an `isError` result whose text the model can act on.
+        Every call, allowed or not, goes to the audit log."""
+        began = time.perf_counter()
+        decision = "no policy"
+        entry = self.entries.get(model_name)
+        try:
+            decision, result = await self._call(model_name, {} if arguments is None else arguments, on_progress)
+        except Exception as exc:
+            result = error_result(f"Calling {model_name} failed: {reason(exc)}")
+            if entry is not None and isinstance(exc, COSTLY) and self.breaker.failed(entry.alias):
+                await self._pause(entry.alias, reason(exc))
+        else:
+            if entry is not None and decision != "not sent":
+                self.breaker.succeeded(entry.alias)
+        entry = entry or self.entries.get(model_name)
+        self.audit.record(model_name=model_name, alias=entry.alias if entry else None,
+                          tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
+                          outcome="error" if result.get("isError") else "ok",
+                          duration_ms=round((time.perf_counter() - began) * 1000, 1),
+                          fingerprint=fingerprint(entry.tool) if entry else None)
+        return result
+
+    async def _call(self, model_name: str, arguments: Any,
+                    on_progress: Optional[ProgressHandler]) -> "tuple[str, Json]":
+        entry = self.entries.get(model_name)
+        if entry is None and model_name in self.retired:
+            alias = self.retired[model_name]
+            left = self.breaker.paused_for(alias)
+            if left is not None:
+                return "not sent", error_result(
+                    f"Server '{alias}' is paused after failing {self.breaker.threshold} times in a row; "
+                    f"it will be tried again in {left:.0f} s. Continue without it for now.")
+            await self.attach(alias)  # the pause is over: reconnect, then call as usual
+            entry = self.entries.get(model_name)
+        if entry is None:
+            return "not sent", error_result(self._unknown(model_name))
+        connection = self.connections.get(entry.alias)
+        if connection is None:
+            return "not sent", error_result(f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
+        problem = argument_errors(entry, arguments)
+        if problem is not None:
+            return "not sent", error_result(f"Invalid arguments for {model_name}: {problem}. "
+                                            "Nothing was sent to the server; fix the arguments and try again.")
+        decision = await self.consent.decide(entry, arguments) if self.consent else "no policy"
+        if decision == "no":
+            return decision, error_result(f"The user declined this call ({entry.alias} / {entry.original_name}). "
+                                          "Do not retry it; ask the user or continue without it.")
+        spec = connection.client.spec
+        return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
+                                         progress_resets_timeout=spec.progress_resets_timeout,
+                                         timeout=spec.tool_timeouts.get(entry.original_name))
+
+    async def _pause(self, alias: str, why: str) -> None:
+        """Take a failing server out of the table until its cool-down is over."""
+        names = [name for name, entry in self.entries.items() if entry.alias == alias]
+        await self.detach(alias)
+        self.retired.update({name: alias for name in names})
+        retry = time.strftime("%H:%M:%S", time.localtime(time.time() + self.breaker.cool_down))
+        self.offline[alias] = (f"paused after failing {self.breaker.threshold} times in a row (last: {why}); "
+                               f"it will be tried again from {retry}")
+
+    def route(self, model_name: str, arguments: Any) -> Optional[ToolEntry]:
+        """The entry a call went to (for transcripts); None if it went nowhere."""
+        return self.entries.get(model_name)
+
+    def _unknown(self, model_name: str) -> str:
+        for alias, why in self.offline.items():
+            # Only to word the message; routing never parses names.
+            if model_name.startswith(f"mcp__{alias}__"):
+                return f"Server '{alias}' is offline ({why}); {model_name} cannot be called now."
+        return f"Unknown tool {model_name!r}. Use one of the tools in the tool table."

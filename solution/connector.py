@@ -1,0 +1,90 @@
+"""Starting one server and learning what it offers, the way real servers need it.
+
+- The era is remembered per server for the session, or pinned in the config
+  (`"protocolVersion": "2025-11-25"` or `"2026-07-28"`), so a server is probed
+  at most once.
+- A server that exits while it is being probed (Python SDK servers up to
+  mcp 1.8.1 reject the unknown `server/discover` and quit) is started again
+  and spoken to with the handshake first.
+- Each server's current step is kept, so a discovery that runs out of time
+  can say what it was waiting for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional
+
+from anyio.abc import TaskGroup
+
+from .config import ServerSpec
+from .discovery import ServerInfo, discover, handshake, list_all_tools
+from .errors import ServerGone
+from .jsonrpc import Json
+from .protocol import LEGACY_VERSION, PROTOCOL_VERSION
+from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
+
+ERAS = {PROTOCOL_VERSION: "current", LEGACY_VERSION: "legacy"}
+
+
+@dataclass
+class Connection:
+    """A server that answered discovery: its client and what it offered."""
+
+    alias: str
+    client: StdioClient
+    info: ServerInfo
+    tools: List[Json]
+
+
+class Connector:
+    def __init__(self, on_list_changed: Callable[[str], None], *, request_timeout: float = DEFAULT_TIMEOUT,
+                 close_grace: float = CLOSE_GRACE) -> None:
+        self.on_list_changed = on_list_changed
+        self.request_timeout = request_timeout
+        self.close_grace = close_grace
+        self.eras: Dict[str, str] = {}  # alias -> the era it answered in, this session
+        self.steps: Dict[str, str] = {}  # alias -> what its discovery is doing (or last did)
+
+    async def connect(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient]) -> Connection:
+        """Start one server, discover it and list all its tools. Every client
+        made is appended to `clients`, so whoever owns that list can end it."""
+        era = ERAS.get(spec.protocol_version or "") or self.eras.get(spec.alias)
+        try:
+            return await self._attempt(spec, task_group, clients, era)
+        except ServerGone:
+            if era is not None or self.steps.get(spec.alias) != "server/discover":
+                raise
+        # It died on the probe: an older server that cannot bear an unknown method.
+        return await self._attempt(spec, task_group, clients, "legacy")
+
+    async def _attempt(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient],
+                       era: Optional[str]) -> Connection:
+        timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
+        client = StdioClient(spec, request_timeout=timeout, close_grace=self.close_grace)
+        clients.append(client)  # from here on, its owner's close will end it
+        alias = spec.alias
+        try:
+            self.steps[alias] = "the process to start"
+            await client.start(task_group)
+            if era == "legacy":
+                self.steps[alias] = "initialize"
+                info = await handshake(client)
+            else:
+                self.steps[alias] = "server/discover"
+                info = await discover(client, fallback=era is None)
+            self.eras[alias] = info.era
+            # Changes are announced unsolicited in the handshake era, on a
+            # listen stream in the current one; both land in on_list_changed.
+            client.notification_handlers["notifications/tools/list_changed"] = \
+                lambda params: self.on_list_changed(alias)
+            self.steps[alias] = "tools/list"
+            tools = await list_all_tools(client)
+            if info.era == "current" and (info.capabilities.get("tools") or {}).get("listChanged"):
+                self.steps[alias] = "subscriptions/listen"
+                await client.listen({"toolsListChanged": True})
+            self.steps[alias] = "nothing (connected)"
+        except BaseException:
+            await client.aclose()
+            raise
+        return Connection(alias, client, info, tools)

@@ -133,8 +133,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     for alias, (tool, arguments) in calls.items():
         name = next((t["model_name"] for t in table["tools"] if t["alias"] == alias and t["original_name"] == tool),
                     None)
+        alone = HOME / f"{alias}.json"  # one server per call: the table above already had them all at once
+        alone.write_text(json.dumps({"mcpServers": {alias: config["mcpServers"][alias]}}))
         result = client(["call", name or f"mcp__{alias}__{tool}", json.dumps(arguments), "--yes", "--json",
-                         "--config", str(path)], options.cpus)
+                         "--config", str(alone)], options.cpus)
         ok = result.returncode == 0
         print(f"  call {alias}/{tool}: {'ok' if ok else 'FAILED ' + (result.stdout + result.stderr)[-160:]}")
         failed += [] if ok else [alias]

@@ -122,3 +122,23 @@ async def test_a_server_that_keeps_timing_out_is_paused_then_reconnected(fixture
         now[0] += 30.0  # the cool-down is over: the next call reconnects
         back = await tools.call("mcp__notes__search", {"query": "paging"})
         assert not back.get("isError") and tools.offline == {} and len(starts(notes)) == 2
+
+
+def test_output_a_user_reads_keeps_resources_words_and_identifiers_whole() -> None:
+    import subprocess
+    import sys
+
+    from solution.model import result_text
+    from solution.naming import model_tool_name
+    from solution.stdio_client import last_words
+    from solution.tests.conftest import ROOT
+    result = {"content": [{"type": "resource", "resource": {"uri": "file:///a", "text": "the text"}},
+                          {"type": "resource_link", "name": "spec", "uri": "https://x/spec"}]}
+    assert result_text(result) == "the text\n[resource link] spec https://x/spec"
+    tail = last_words("run 'motherduck --help' for help.\n" * 20, 60)
+    assert tail.startswith("…") and tail[1:].startswith(("run", "'", "for", "help", "--help"))
+    done = subprocess.run([sys.executable, "-m", "solution", "tools"], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT, env={"PATH": "/usr/bin:/bin", "COLUMNS": "80"})
+    long_name = model_tool_name("tickets", "export_ticket_history_including_comments_and_attachments_for_audit_as_csv")
+    assert done.returncode == 0 and long_name in done.stdout  # on one line, never folded in a pipe
+    assert "no terminal to ask for consent" not in done.stderr

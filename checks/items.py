@@ -31,6 +31,7 @@ GENEROUS = 30.0
 SILENT_TIMEOUT = 0.1  # the silent server never answers: any timeout proves the point
 SLOW_REPLY = 0.15  # each reply of the slow server: discovery needs two, so at least 0.3 s
 SLOW_DISCOVERY_LIMIT = 0.2  # below two slow replies, so the whole discovery always exceeds it
+HEALING_QUESTION = "Schedule a follow-up for T-101 next friday"
 ENDLESS_LIMIT = 5  # max_pages given to list_all_tools for the server that never stops paging
 ERROR_METHOD, BARE_METHOD, LATER_METHOD = "notes/reindex", "notes/status", "tools/list"
 JOURNAL_POLL = 0.005
@@ -458,10 +459,23 @@ async def offline(target: Target, lab: Lab) -> str:
                            f"that is merely slow at every step holds up the refresh{where}")
             accounts["slow"] = f"slow-tickets (slow discovery: {textwrap.shorten(why, 40, placeholder='...')})"
 
+    # The three run at once; when several fail, the report names the first in
+    # this order, whichever failed first: the same words on every machine.
+    failures: Dict[str, Fail] = {}
+
+    async def kept(key: str, run: Any, *args: Any) -> None:
+        try:
+            await run(*args)
+        except Fail as exc:
+            failures[key] = exc
+
     async with anyio.create_task_group() as group:
-        group.start_soon(scenario, "exit-at-start", GENEROUS)
-        group.start_soon(scenario, "never-answer", SILENT_TIMEOUT)
-        group.start_soon(slow)
+        group.start_soon(kept, "exit-at-start", scenario, "exit-at-start", GENEROUS)
+        group.start_soon(kept, "never-answer", scenario, "never-answer", SILENT_TIMEOUT)
+        group.start_soon(kept, "slow", slow)
+    for key in ("exit-at-start", "never-answer", "slow"):
+        if key in failures:
+            raise failures[key]
     return (f"offline: {', '.join(accounts[k] for k in ('exit-at-start', 'never-answer', 'slow'))}; "
             f"{accounts['answered']}; a call to an offline tool gave isError")
 
@@ -535,6 +549,7 @@ async def agent_loop(target: Target, lab: Lab) -> str:
             raise Fail(f"the loop should end with an answer within its 4 steps; got {run.answer!r:.120}")
         if mock and text.split("\n")[0] not in run.answer:
             raise Fail(f"the result should be fed back and answered from; answer was {run.answer!r:.120}")
+        healed = await self_healing(target, lab, tools, model) if mock else ""
         before = len(lab.journal("notes").calls())
         loop = await target.agent.run_agent("Loop", tools, Looping(step.model_name), max_steps=3)
         looped = len(lab.journal("notes").calls()) - before
@@ -542,7 +557,26 @@ async def agent_loop(target: Target, lab: Lab) -> str:
             raise Fail(f"a model that keeps calling tools must stop at max_steps=3; it made "
                        f"{loop.model_turns} turns and the server got {looped} calls")
     return (f"the model chose {step.model_name}; {entry.alias} received {entry.original_name!r}; "
-            f"answered from the result; a looping model stopped after 3 turns")
+            f"answered from the result; {healed}a looping model stopped after 3 turns")
+
+
+async def self_healing(target: Target, lab: Lab, tools: Any, model: Any) -> str:
+    """The lesson of tool execution errors: the error's text goes back to the model,
+    which fixes its own call. Judged from the journal: the second call carries a
+    date that only the first reply's text could have given."""
+    run = await target.agent.run_agent(HEALING_QUESTION, tools, model, max_steps=4)
+    journal = lab.journal("tickets")
+    calls = journal.calls("schedule_followup")
+    replies = [journal.reply_to(c) for c in calls]
+    results = [(r.msg.get("result") or {}) if r else {} for r in replies]
+    if len(calls) != 2 or not results[0].get("isError") or results[1].get("isError"):
+        said = [" ".join(b.get("text", "") for b in r.get("content", []))[:80] for r in results]
+        raise Fail(f"expected: the date error goes back to the model as a tool result, and the model's "
+                   f"second call fixes the date from its text\njournal: tickets received "
+                   f"{len(calls)} schedule_followup call(s), answered {said}\n"
+                   f"got: answer {run.answer!r:.120}")
+    return (f"the date error reached the model, whose second call sent "
+            f"{calls[1].msg['params']['arguments'].get('date')!r}; ")
 
 
 ITEMS = [

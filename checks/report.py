@@ -109,7 +109,7 @@ def json_report(target: str, outcome: Outcome, verdicts: List[Verdict], extensio
         return data
 
     nine = [v for v in verdicts if v.number <= len(ITEMS)]
-    report: Dict[str, Any] = {"target": target, "model": outcome.model,
+    report: Dict[str, Any] = {"target": target, "model": outcome.model.removeprefix("model: "),
                               "passed": sum(v.status == "pass" for v in nine), "total": len(nine),
                               "exit_status": exit_status(verdicts, outcome.problems),
                               "items": [item(v) for v in nine],

@@ -29,6 +29,14 @@ from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors
 
 COSTLY = (RequestTimeout, ServerGone)  # failures that cost a timeout or leave the server unusable
+NOT_SENT = "io.mcp-client-lab/notSent"  # in a result's _meta: why the call never left the client
+
+
+def not_sent(why: str, text: str) -> Json:
+    """An isError result for a call that never reached a server, saying why (for transcripts)."""
+    result = error_result(text)
+    result["_meta"] = {NOT_SENT: why}
+    return result
 
 
 class ToolCalls:
@@ -80,24 +88,27 @@ class ToolCalls:
             alias = self.retired[model_name]
             left = self.breaker.paused_for(alias)
             if left is not None:
-                return "not sent", error_result(
+                return "not sent", not_sent("server paused", (
                     f"Server '{alias}' is paused after failing {self.breaker.threshold} times in a row; "
-                    f"it will be tried again in {left:.0f} s. Continue without it for now.")
+                    f"it will be tried again in {left:.0f} s. Continue without it for now."))
             await self.attach(alias)  # the pause is over: reconnect, then call as usual
             entry = self.entries.get(model_name)
         if entry is None:
-            return "not sent", error_result(self._unknown(model_name))
+            return "not sent", not_sent("unknown tool", self._unknown(model_name))
         connection = self.connections.get(entry.alias)
         if connection is None:
-            return "not sent", error_result(f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
+            return "not sent", not_sent("server offline",
+                                        f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
         problem = argument_errors(entry, arguments)
         if problem is not None:
-            return "not sent", error_result(f"Invalid arguments for {model_name}: {problem}. "
-                                            "Nothing was sent to the server; fix the arguments and try again.")
+            return "not sent", not_sent("invalid arguments", (
+                f"Invalid arguments for {model_name}: {problem}. "
+                "Nothing was sent to the server; fix the arguments and try again."))
         decision = await self.consent.decide(entry, arguments) if self.consent else "no policy"
         if decision == "no":
-            return decision, error_result(f"The user declined this call ({entry.alias} / {entry.original_name}). "
-                                          "Do not retry it; ask the user or continue without it.")
+            return decision, not_sent("declined", (
+                f"The user declined this call ({entry.alias} / {entry.original_name}). "
+                "Do not retry it; ask the user or continue without it."))
         spec = connection.client.spec
         return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
                                          progress_resets_timeout=spec.progress_resets_timeout,

@@ -1,8 +1,9 @@
 """Model-facing tool names: `mcp__<alias>__<tool>`, legal everywhere, unique.
 
-MCP allows tool names up to 128 characters of letters, digits, `_`, `-` and
-`.`; model APIs typically allow 64 characters of letters, digits, `_` and `-`.
-Model-facing names live in the intersection. Whenever making a name fit
+MCP recommends tool names of at most 128 characters of letters, digits, `_`,
+`-` and `.` (a recommendation: servers may send anything); model APIs typically
+allow 64 characters of letters, digits, `_` and `-`. Model-facing names live in
+the intersection. Whenever making a name fit
 changes it (a character replaced, or a cut to 64), a short hash of the
 original alias and name is appended, so two different tools can never end up
 with the same name. The way back from a model-facing name is a table lookup

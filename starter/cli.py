@@ -24,6 +24,7 @@ import anyio
 
 from .agent import AgentRun, ToolProvider, run_agent
 from .aggregator import Aggregator
+from .calling import NOT_SENT
 from .config import Config, load_config, usable_seconds
 from .consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
 from .errors import ConfigError, ModelApiError
@@ -157,9 +158,12 @@ def print_run(run: AgentRun, note: str) -> None:
     console.print(f"[dim]{escape(shown(note))}[/dim]")
     console.print(f"[bold]question:[/bold] {escape(shown(run.question))}")
     for number, step in enumerate(run.steps, 1):
+        held = (step.result.get("_meta") or {}).get(NOT_SENT)
         where = f"{step.alias} / {step.original_name}" if step.alias else "(not in the tool table)"
+        went = f"[yellow]not sent: {escape(shown(held))}[/yellow]" if held else \
+            f"sent to [green]{escape(shown(where))}[/green]"
         console.print(f"[bold]step {number}:[/bold] model chose [cyan]{escape(shown(step.model_name))}[/cyan]"
-                      f" -> sent to [green]{escape(shown(where))}[/green]")
+                      f" -> {went}")
         console.print(f"  arguments: {escape(shown(json_text(step.arguments)))}")
         flag = "  [red]isError: true[/red]" if step.is_error else ""
         console.print(f"  result: {escape(shorten(result_text(step.result)))}{flag}")

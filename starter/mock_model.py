@@ -3,11 +3,15 @@
 It sees only what a real model sees (the model-facing tool table and the
 conversation): it picks the tool whose name and description share the most
 words with the question, fills the required arguments from the question and
-the schema, and after a tool result answers with that result's text.
+the schema, and after a tool result answers with that result's text. When a
+result is an error that says how to fix the call (a date "in YYYY-MM-DD form",
+"today is ..."), it corrects the argument from that text and tries once more,
+as a real model does: the lesson of tool execution errors, made visible.
 """
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import List, Optional
 
@@ -31,7 +35,14 @@ class MockModel:
     async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:
         last = messages[-1]
         if last.role == "tool":
-            used = next((c.name for m in reversed(messages) for c in m.tool_calls), "the tool")
+            call = next((c for m in reversed(messages) for c in m.tool_calls), None)
+            retried = sum(1 for m in messages for c in m.tool_calls if call and c.name == call.name) > 1
+            fixed = corrected(call.arguments, result_text(last.result)) if call and not retried and \
+                (last.result or {}).get("isError") else None
+            if call is not None and fixed is not None:
+                return ModelTurn("The call failed; the error says how to fix it, so I try again.",
+                                 [ToolCall(f"call-{len(messages)}", call.name, fixed)])
+            used = call.name if call else "the tool"
             return ModelTurn(f"According to {used}: {result_text(last.result)}")
         question = next((m.text for m in messages if m.role == "user"), "")
         tool = pick_tool(question, tools)
@@ -39,6 +50,25 @@ class MockModel:
             return ModelTurn("None of my tools fits that question.")
         arguments = fill_arguments(question, tool)
         return ModelTurn("", [ToolCall(f"call-{len(messages)}", str(tool["name"]), arguments)])
+
+
+_DATE_RULE = re.compile(r"YYYY-MM-DD.*\(got '([^']*)'\).*today is (\d{4}-\d{2}-\d{2})", re.S)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def corrected(arguments: Json, error: str) -> Optional[Json]:
+    """Arguments fixed by what a tool's error text says, or None when it says nothing usable.
+    The one rule the mock knows: a date wanted as YYYY-MM-DD, with today's date given."""
+    rule = _DATE_RULE.search(error)
+    if rule is None:
+        return None
+    bad, today = rule.group(1), datetime.date.fromisoformat(rule.group(2))
+    key = next((k for k, v in arguments.items() if v == bad), None)
+    if key is None:
+        return None
+    named = next((i for i, day in enumerate(_WEEKDAYS) if day in bad.lower()), None)
+    ahead = ((named - today.weekday()) % 7 or 7) if named is not None else 1
+    return {**arguments, key: (today + datetime.timedelta(days=ahead)).isoformat()}
 
 
 def pick_tool(question: str, tools: List[Json]) -> Optional[Json]:

@@ -160,8 +160,9 @@ def test_trace_lines_read_journals_in_time_order(tmp_path: Path) -> None:
 def test_hints_climb_a_ladder_and_remember_where_they_were(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     rungs = [next_hints(3, state_file=state) for _ in range(4)]
-    assert [r[0][:13] for r in rungs] == ["hint 1/3 (nud", "hint 2/3 (con", "hint 3/3 (rea", "hint 3/3 (rea"]
-    assert "nextCursor" in rungs[1][0] and "labs/GUIDE.md" in rungs[2][0]
+    # nudge, then the guide, and the construct only last
+    assert [r[0][:13] for r in rungs] == ["hint 1/3 (nud", "hint 2/3 (rea", "hint 3/3 (con", "hint 3/3 (con"]
+    assert "labs/GUIDE.md" in rungs[1][0] and "nextCursor" in rungs[2][0] and "nextCursor" not in rungs[1][0]
     assert "last hint" in rungs[3][1]
     assert json.loads(state.read_text()) == {"hints": {"3": 4}}
     assert len(next_hints(8, show_all=True, state_file=state)) == 3
@@ -170,6 +171,13 @@ def test_hints_climb_a_ladder_and_remember_where_they_were(tmp_path: Path) -> No
 def test_hint_all_on_the_command_line() -> None:
     done = in_pipe("--hint", "2", "--all")
     assert done.returncode == 0 and done.stdout.count("hint ") == 3 and "McpError.from_reply" in done.stdout
+    assert done.stdout.index("(read)") < done.stdout.index("(construct)")
+
+
+def test_extensions_have_hints_too(tmp_path: Path) -> None:
+    done = in_pipe("--hint", "E2", "--all")
+    assert done.returncode == 0 and "section 11.2" in done.stdout and "_relist" in done.stdout
+    assert in_pipe("--hint", "E9").returncode == 2 and in_pipe("--hint", "x").returncode == 2
 
 
 def read_until(lines: "queue.Queue[Optional[str]]", words: str, within: float) -> List[str]:
@@ -215,3 +223,17 @@ def test_watch_reruns_on_save_and_says_what_turned_green(tmp_path: Path) -> None
         status = process.wait(10)
     assert status == 0
     assert "stopped watching" in "".join(read_until(lines, "stopped watching", 5))
+
+
+def test_the_trace_names_notifications_and_replies_with_neither_member(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    entries = [{"t": 1.0, "kind": "out", "msg": {"jsonrpc": "2.0", "method": "notifications/progress",
+                                                 "params": {"progressToken": 3, "progress": 1, "total": 5}}},
+               {"t": 1.001, "kind": "out", "msg": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}},
+               {"t": 1.002, "kind": "out", "msg": {"jsonrpc": "2.0", "id": 4}},
+               {"t": 1.003, "kind": "out", "msg": {"jsonrpc": "2.0", "id": 5, "result": {"tools": [], "nextCursor": ""}}}]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    lines = trace_lines([Journal("tickets", path)])
+    assert lines[0].endswith("tickets  -> client notifications/progress 1/5")
+    assert lines[1].endswith("tickets  -> client notifications/tools/list_changed")
+    assert lines[2].endswith("#4 (neither result nor error)") and lines[3].endswith('nextCursor=""')

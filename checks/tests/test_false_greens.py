@@ -91,3 +91,11 @@ def test_progress_that_does_not_note_its_time_is_red_on_e3(variant: Variant) -> 
     assert verdicts[13].status == "fail"
     assert "progressResetsTimeout" in verdicts[13].message and "_progress_at" in verdicts[13].message
     assert all(v.status == "pass" for n, v in verdicts.items() if n != 13)
+
+
+def test_an_agent_loop_that_stops_at_an_error_result_is_red_on_item_9(variant: Variant) -> None:
+    old = "            messages.append(Message(\"tool\", tool_call_id=call.id, result=result))\n"
+    new = old + "            if result.get(\"isError\"):\n                run.answer = \"failed\"\n                return run\n"
+    verdict = verdicts_for(variant("solution", edits={"agent.py": (old, new)}), only={9})[9]
+    assert verdict.status == "fail"
+    assert "tickets received 1 schedule_followup call(s)" in verdict.message

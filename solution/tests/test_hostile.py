@@ -202,3 +202,37 @@ async def test_a_timeout_after_a_reply_with_a_string_id_says_so() -> None:
                 await client.request("tools/list")
         finally:
             await client.aclose()
+
+
+@pytest.mark.anyio
+async def test_the_transcript_says_not_sent_when_a_call_never_left_the_client(fixture: Any) -> None:
+    from contextlib import redirect_stdout
+
+    from solution.agent import run_agent
+    from solution.aggregator import Aggregator
+    from solution.cli import print_run
+    from solution.config import config_of
+    from solution.consent import always
+    from solution.model import ModelTurn, ToolCall
+
+    class Scripted:
+        name, api = "scripted", "anthropic"
+
+        def __init__(self) -> None:
+            self.turns = [ModelTurn("", [ToolCall("c1", "mcp__tickets__close_ticket", {"ticket_id": "T-101"})]),
+                          ModelTurn("", [ToolCall("c2", "mcp__tickets__schedule_followup", {"ticket_id": 5})]),
+                          ModelTurn("done")]
+
+        async def next_turn(self, system: str, tools: Any, messages: Any) -> ModelTurn:
+            return self.turns.pop(0)
+
+    async with Aggregator(config_of([fixture("tickets").spec])) as tools:
+        await tools.refresh()
+        tools.consent = Consent(always(NO))
+        run = await run_agent("close it", tools, Scripted(), max_steps=4)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        print_run(run, "model: scripted")
+    text = out.getvalue()
+    assert "-> not sent: declined" in text and "-> not sent: invalid arguments" in text
+    assert "sent to tickets" not in text

@@ -113,3 +113,15 @@ def with_region(text: str, number: int, body: str) -> str:
 
 def region_files() -> List[str]:
     return sorted({e.file for e in EXERCISES.values()})
+
+
+def starter_changes(starter: str, solution: str, module: str) -> List[str]:
+    """How one module of the learner's starter differs from the shipped one: regions
+    solved (their TODO gone) and edits outside the regions (against the solution,
+    which the shipped starter equals there)."""
+    found = [f"exercise {n} worked on" for n, body in sorted(regions(starter).items()) if "TODO exercise" not in body]
+    found += [f"extension {n} worked on" for n, body in sorted(extension_regions(starter).items())
+              if "TODO extension" not in body]
+    if outside_regions(starter) != outside_regions(solution):
+        found.append(f"{module} edited outside the regions")
+    return found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import subprocess
@@ -27,6 +29,7 @@ def test_json_gives_every_verdict_with_its_fields_and_the_exit_status() -> None:
     assert [i["number"] for i in report["items"]] == list(range(1, 10))
 
 
+@pytest.mark.shipped_starter
 def test_the_starter_text_report_streams_items_and_ends_with_a_summary() -> None:
     done = run()
     assert done.returncode == 1
@@ -37,6 +40,7 @@ def test_the_starter_text_report_streams_items_and_ends_with_a_summary() -> None
     assert "\x1b[" not in done.stdout  # no escape codes in a pipe
 
 
+@pytest.mark.shipped_starter
 def test_starter_json_names_where_to_edit() -> None:
     report = json.loads(run("--json").stdout)
     item2 = report["items"][1]

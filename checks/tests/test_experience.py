@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import os
 import pty
@@ -63,6 +65,7 @@ def in_pipe(*args: str, **extra: str) -> "subprocess.CompletedProcess[str]":
                           timeout=60, cwd=ROOT, env=env(**extra))
 
 
+@pytest.mark.shipped_starter
 def test_a_terminal_gets_colour_and_a_live_line_while_an_item_waits() -> None:
     # Item 8's slow server needs at least 0.6 s by construction, so its live line shows.
     status, output = in_terminal("8", "4")
@@ -80,6 +83,7 @@ def test_force_color_colours_a_pipe() -> None:
     assert "\x1b[" in in_pipe("4", FORCE_COLOR="1").stdout
 
 
+@pytest.mark.shipped_starter
 def test_a_pipe_gets_plain_words_in_number_order_and_a_summary() -> None:
     done = in_pipe()
     assert done.returncode == 1 and "\x1b" not in done.stdout and "\r" not in done.stdout
@@ -89,6 +93,7 @@ def test_a_pipe_gets_plain_words_in_number_order_and_a_summary() -> None:
     assert "All nine pass" not in done.stdout
 
 
+@pytest.mark.shipped_starter
 def test_results_stream_as_they_are_judged(variant: Variant, tmp_path: Path) -> None:
     # Item 2's code waits for a file that the test writes only once it has read
     # item 1's verdict: so item 1 was shown while item 2 was still being judged.
@@ -110,6 +115,7 @@ def test_results_stream_as_they_are_judged(variant: Variant, tmp_path: Path) -> 
     assert first.startswith(" 1 PASS") and " 2 FAIL" in rest
 
 
+@pytest.mark.shipped_starter
 def test_exit_statuses_mean_pass_fail_and_could_not_judge(tmp_path: Path) -> None:
     assert in_pipe("--target", "solution", "4").returncode == 0
     assert in_pipe("2").returncode == 1
@@ -196,6 +202,7 @@ def read_until(lines: "queue.Queue[Optional[str]]", words: str, within: float) -
     raise AssertionError(f"{words!r} did not appear within {within} s; saw {seen[-8:]}")
 
 
+@pytest.mark.shipped_starter
 def test_watch_reruns_on_save_and_says_what_turned_green(tmp_path: Path) -> None:
     copy = tmp_path / "mine"
     shutil.copytree(ROOT / "starter", copy, ignore=shutil.ignore_patterns("__pycache__"))

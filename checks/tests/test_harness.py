@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from checks.tests.conftest import Variant, verdicts_for
+
+pytestmark = pytest.mark.shipped_starter  # every test here edits a region of the shipped starter
 
 NAMING_BODY = "    return tool_name\n    # <<< exercise 3"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Dict
 
@@ -10,7 +11,9 @@ import pytest
 from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, outside_regions, regions
 from checks.harness import Verdict
 from checks.target import ROOT
-from checks.tests.conftest import Variant, verdicts_for
+from checks.tests.conftest import Variant, learner_work, verdicts_for
+
+pytestmark = pytest.mark.shipped_starter  # every test here describes the shipped starter
 
 STARTER_GREEN = {1, 4, 7, 9}
 MODULES = sorted(p.name for p in (ROOT / "solution").glob("*.py"))
@@ -134,3 +137,8 @@ def test_each_extension_alone_flips_exactly_its_own_item(variant: Variant, name:
     verdicts = verdicts_for(variant("starter", extensions=(name,)), extensions=True)
     expected = STARTER_GREEN | {10 + int(name[1])}
     assert passing(verdicts) == expected, {n: v.message for n, v in verdicts.items() if n not in expected}
+
+
+@pytest.mark.skipif(not os.environ.get("MCP_LAB_SHIPPED"), reason="CI only: the tree must hold the shipped starter")
+def test_ci_runs_on_the_shipped_starter() -> None:
+    assert learner_work() == [], "starter/ is not the shipped starter"

@@ -87,11 +87,12 @@ class Lab:
         self.journals: List[Journal] = []
 
     def server(self, server: str, alias: Optional[str] = None, *extra: str,
-               timeout: Optional[float] = None, **fields: Any) -> Any:
-        """A `ServerSpec` of the target for the fixture `server`, journalled."""
+               timeout: Optional[float] = None, label: Optional[str] = None, **fields: Any) -> Any:
+        """A `ServerSpec` of the target for the fixture `server`, journalled (under
+        `label` in the trace, when two scenarios use one alias)."""
         alias = alias or server
         path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
-        self.journals.append(Journal(alias, path))
+        self.journals.append(Journal(label or alias, path))
         # -S: the fixtures use the standard library only (a test holds them to
         # it), so skipping site-packages start-up costs nothing and saves ~30 ms.
         args = ("-S", str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)

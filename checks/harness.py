@@ -85,15 +85,22 @@ class Item:
                      self.exercise.number if self.exercise else None)
 
 
-def learner_frame(exc: BaseException, target: Target) -> Optional[str]:
-    """`file:line in function: code` of the last frame inside the target package."""
+def last_learner_frame(exc: BaseException, target: Target) -> Optional[traceback.FrameSummary]:
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if Path(f.filename).resolve().is_relative_to(target.directory)]
-    if not frames:
+    return frames[-1] if frames else None
+
+
+def frame_file(frame: traceback.FrameSummary, target: Target) -> str:
+    return target.display_path(str(Path(frame.filename).resolve().relative_to(target.directory)))
+
+
+def learner_frame(exc: BaseException, target: Target) -> Optional[str]:
+    """`file:line in function: code` of the last frame inside the target package."""
+    frame = last_learner_frame(exc, target)
+    if frame is None:
         return None
-    frame = frames[-1]
-    shown = target.display_path(str(Path(frame.filename).resolve().relative_to(target.directory)))
-    return f"{shown}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
+    return f"{frame_file(frame, target)}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
 
 
 def leaves(exc: BaseException) -> List[BaseException]:
@@ -151,6 +158,10 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
     frame = learner_frame(exc, target)
     text = f"{type(exc).__name__}: {exc}"
     if frame:
+        raised = last_learner_frame(exc, target)
+        assert raised is not None
+        # "look at:" names where it was raised, not the item's usual place.
+        where = Where(frame_file(raised, target), raised.name, where.exercise if where else None)
         return verdict("fail", f"your code raised {text}\n  at {frame}")
     return verdict("error", "the check itself failed: " + "".join(
         traceback.format_exception_only(type(exc), exc)).strip())

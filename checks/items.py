@@ -416,7 +416,7 @@ async def offline(target: Target, lab: Lab) -> str:
         # proves the point: a server that exits is judged by its exit, however
         # long a busy machine takes to start it.
         specs = [lab.server("notes", f"notes-{mode}"),
-                 lab.server("tickets", "tickets", "--fail", mode, timeout=timeout)]
+                 lab.server("tickets", "tickets", "--fail", mode, timeout=timeout, label=f"tickets-{mode}")]
         tickets_journal = lab.journals[-1]
         async with await aggregator_for(target, lab, specs) as tools:
             await survive_refresh(target, lab, tools, mode, tickets_journal)

@@ -164,7 +164,7 @@ class Aggregator(ToolCalls):
             found[spec.alias] = await self.connect(spec)
 
         async with anyio.create_task_group() as group:
-            for spec in self.config.servers:
+            for spec in self.eager_servers():
                 group.start_soon(connect_one, spec)
         # <<< exercise 4
         for alias, why in offline.items():

@@ -226,7 +226,7 @@ EXTENSION_ITEMS = [
          list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s"),
     Item(13, "E3-progress", "progress reaches the caller in order, stops at the reply, resets the timeout",
          progress, "stdio_client.py", "StdioClient._on_progress", waits="a call that outlasts its timeout"),
-    Item(14, "E4-many-tools", "two stable meta-tools find a tool among 500 and call it",
+    Item(14, "E4-many-tools", "stable meta-tools find a tool among 500 by words and call it",
          many_tools, "meta_tools.py", "rank"),
     Item(15, "E5-structured", "structured results reach the program as data; the model gets text",
          structured, "tool_calls.py", "structured_data"),

@@ -1,16 +1,19 @@
 """Many tools: two stable meta-tools instead of the whole table.
 
-Past a threshold, the model gets `search_tools` (a keyword search of the
-catalogue: names, titles, descriptions) and `call_tool` (a call by the name a
-search returned). The tool array then never changes during a conversation,
-which keeps a provider's prompt cache valid, and a hundred definitions stop
-eating the context. Servers marked on-demand in the config join the catalogue
+Past a threshold (a share of the model's context window), the model gets
+three tools in tiers: `search_tools` (a keyword search of the catalogue that
+returns names and one-line descriptions, grouped by server), `inspect_tool`
+(the full definition of one tool, schema included) and `call_tool` (a call by
+name). The tool array then never changes during a conversation, which keeps a
+provider's prompt cache valid, and definitions enter the context only for the
+tools the model is about to use. Servers marked on-demand in the config join the catalogue
 when a search mentions what they are for, and leave when the run is over.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import Any, Dict, List, Optional, Set
 
@@ -20,17 +23,21 @@ from .jsonrpc import Json
 from .stdio_client import ProgressHandler
 from .translate import ToolEntry
 
-SEARCH, CALL = "search_tools", "call_tool"
-MANY_TOOLS = 40  # more than this many tools: switch to the meta-tools
-MANY_TOKENS = 8000  # or more than about this many tokens of tool definitions
+SEARCH, INSPECT, CALL = "search_tools", "inspect_tool", "call_tool"
+# The tool table may take this share of the model's context window (the usual
+# advice is 1-5 %); past it, the meta-tools. MCP_LAB_TOOL_SHARE overrides it.
+TOOL_SHARE = 0.02
+CONTEXT_WINDOW = 200_000  # tokens, for a model that does not say (the mock, most current models)
 _WORD = re.compile(r"[a-z0-9]+")
 
 SEARCH_SCHEMA: Json = {"type": "object", "additionalProperties": False, "required": ["query"], "properties": {
     "query": {"type": "string", "description": "what you want to do, in a few words"},
     "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5}}}
+INSPECT_SCHEMA: Json = {"type": "object", "additionalProperties": False, "required": ["name"], "properties": {
+    "name": {"type": "string", "description": "a tool name returned by search_tools"}}}
 CALL_SCHEMA: Json = {"type": "object", "additionalProperties": False, "required": ["name"], "properties": {
     "name": {"type": "string", "description": "a tool name returned by search_tools"},
-    "arguments": {"type": "object", "description": "arguments matching that tool's input_schema"}}}
+    "arguments": {"type": "object", "description": "arguments matching the input_schema inspect_tool showed"}}}
 
 
 def words(text: str) -> Set[str]:
@@ -46,11 +53,25 @@ def rank(query: str, entries: List[ToolEntry], limit: int) -> List[ToolEntry]:
     # <<< extension E4
 
 
-def too_many(tools: Aggregator, threshold: int = MANY_TOOLS) -> bool:
-    """Whether the full table would be too much for the model's context."""
-    if len(tools.entries) > threshold:
-        return True
-    return len(json.dumps(tools.model_tools())) / 4 > MANY_TOKENS  # about 4 characters a token
+def tool_share(env: Optional[Dict[str, str]] = None) -> float:
+    raw = (os.environ if env is None else env).get("MCP_LAB_TOOL_SHARE", "")
+    try:
+        share = float(raw) if raw else TOOL_SHARE
+    except ValueError:
+        return TOOL_SHARE
+    return share if 0 < share <= 1 else TOOL_SHARE
+
+
+def too_many(tools: Aggregator, context_window: int = CONTEXT_WINDOW, share: Optional[float] = None) -> bool:
+    """Whether the full table would take more than `share` of the model's context
+    window (about 4 characters a token)."""
+    tokens = len(json.dumps(tools.model_tools())) / 4
+    return tokens > (tool_share() if share is None else share) * context_window
+
+
+def one_line(text: str, limit: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1].rsplit(" ", 1)[0] + " …"
 
 
 class MetaTools:
@@ -69,9 +90,11 @@ class MetaTools:
         return self.tools.connections
 
     def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
-        shapes = [(SEARCH, "Find tools for a task. Returns names, titles, descriptions and input schemas.",
-                   SEARCH_SCHEMA),
-                  (CALL, "Call a tool found with search_tools, by its name, with its arguments.", CALL_SCHEMA)]
+        shapes = [(SEARCH, "Find tools for a task. Returns tool names with a one-line description, "
+                           "grouped by server.", SEARCH_SCHEMA),
+                  (INSPECT, "Show one tool's full definition (description and input schema) before calling it.",
+                   INSPECT_SCHEMA),
+                  (CALL, "Call a tool by its name, with arguments that fit its input schema.", CALL_SCHEMA)]
         if api == "openai":
             return [{"type": "function", "function": {"name": n, "description": d, "parameters": p}}
                     for n, d, p in shapes]
@@ -85,11 +108,25 @@ class MetaTools:
                 if await self.tools.attach(spec.alias):
                     self.attached.append(spec.alias)
         found = rank(query, list(self.tools.entries.values()), limit)
-        listing = [{"name": e.model_name, "title": e.title, "description": e.description,
-                    "input_schema": e.input_schema} for e in found]
-        text = json.dumps(listing, ensure_ascii=False) if listing else "No tool matches; try other words."
-        return {"content": [{"type": "text", "text": text}], "structuredContent": {"tools": listing},
-                "isError": False}
+        listing = [{"name": e.model_name, "server": e.alias,
+                    "summary": one_line(str(e.tool.get("description") or e.title))} for e in found]
+        by_server: Dict[str, List[str]] = {}
+        for item in listing:
+            by_server.setdefault(item["server"], []).append(f"  {item['name']}: {item['summary']}")
+        text = "\n".join(f"{alias}:\n" + "\n".join(lines) for alias, lines in by_server.items()) \
+            if listing else "No tool matches; try other words."
+        return {"content": [{"type": "text", "text": text + ("\nUse inspect_tool for a tool's arguments."
+                                                               if listing else "")}],
+                "structuredContent": {"tools": listing}, "isError": False}
+
+    def inspect(self, name: str) -> Json:
+        entry = self.tools.entries.get(name)
+        if entry is None:
+            return error_result(f"Unknown tool {name!r}: use {SEARCH} to find tools first.")
+        definition = {"name": entry.model_name, "title": entry.title, "description": entry.description,
+                      "input_schema": entry.input_schema}
+        return {"content": [{"type": "text", "text": json.dumps(definition, ensure_ascii=False)}],
+                "structuredContent": definition, "isError": False}
 
     async def call(self, name: str, arguments: Any = None, *,
                    on_progress: Optional[ProgressHandler] = None) -> Json:
@@ -97,15 +134,18 @@ class MetaTools:
         if name == SEARCH:
             limit = arguments.get("limit", 5)
             return await self.search(str(arguments.get("query", "")), limit if isinstance(limit, int) else 5)
+        if name == INSPECT:
+            return self.inspect(str(arguments.get("name", "")))
         if name == CALL:
             return await self.tools.call(str(arguments.get("name", "")), arguments.get("arguments"),
                                          on_progress=on_progress)
-        return error_result(f"Unknown tool {name!r}: use {SEARCH} to find tools, then {CALL} to call one.")
+        return error_result(f"Unknown tool {name!r}: use {SEARCH} to find tools, {INSPECT} to see one, "
+                            f"then {CALL} to call it.")
 
     def route(self, name: str, arguments: Any) -> Optional[ToolEntry]:
         if name == CALL and isinstance(arguments, dict):
             return self.tools.route(str(arguments.get("name", "")), arguments.get("arguments"))
-        return None  # search_tools runs in the client; it reaches no server
+        return None  # search_tools and inspect_tool run in the client; they reach no server
 
     async def release(self) -> None:
         """Disconnect the on-demand servers this run brought in."""

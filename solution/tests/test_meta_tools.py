@@ -10,7 +10,7 @@ import pytest
 
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
-from solution.meta_tools import CALL, SEARCH, MetaTools, rank, too_many
+from solution.meta_tools import CALL, INSPECT, SEARCH, MetaTools, rank, too_many
 from solution.tests.conftest import ROOT, Fixture
 from solution.translate import make_entry
 
@@ -36,10 +36,17 @@ async def test_meta_tools_find_one_among_500_and_call_it_by_its_original_name(fi
         assert too_many(tools) and len(tools.entries) == 500
         meta = MetaTools(tools)
         table = meta.model_tools()
-        assert [t["name"] for t in table] == [SEARCH, CALL]
+        assert [t["name"] for t in table] == [SEARCH, INSPECT, CALL]
         found = await meta.call(SEARCH, {"query": "export customer as csv", "limit": 3})
-        listed = json.loads(found["content"][0]["text"])
-        assert listed[0]["name"] == "mcp__shop__export_customer" and "input_schema" in listed[0]
+        listed = found["structuredContent"]["tools"]
+        # The catalogue tier: names and one line each, grouped by server; no schemas yet.
+        assert listed[0] == {"name": "mcp__shop__export_customer", "server": "shop",
+                             "summary": "Export one customer as a PDF or CSV file"}
+        assert found["content"][0]["text"].startswith("shop:\n  mcp__shop__export_customer: ")
+        assert "input_schema" not in json.dumps(found)
+        shown = await meta.call(INSPECT, {"name": listed[0]["name"]})  # the inspect tier: one definition
+        assert shown["structuredContent"]["input_schema"] == {"type": "object"}
+        assert (await meta.call(INSPECT, {"name": "nope"}))["isError"]
         await meta.call(CALL, {"name": listed[0]["name"], "arguments": {}})
         assert meta.route(CALL, {"name": listed[0]["name"]}).original_name == "export_customer"  # type: ignore[union-attr]
         assert meta.model_tools() == table and meta.model_tools("openai")[0]["function"]["name"] == SEARCH
@@ -62,3 +69,14 @@ async def test_an_on_demand_server_joins_when_searched_for_and_leaves_after(fixt
         assert "tickets" not in tools.connections and all(e.alias == "notes" for e in tools.entries.values())
     kinds = [e["kind"] for e in tickets.entries()]
     assert kinds[0] == "start" and kinds[-1] == "exit"
+
+
+
+@pytest.mark.anyio
+async def test_the_switch_is_a_share_of_the_context_window(fixture: Any, monkeypatch: Any) -> None:
+    async with Aggregator(config_of([fixture("notes").spec, fixture("tickets").spec])) as tools:
+        await tools.refresh()
+        assert not too_many(tools)  # 13 tools: well under 2 % of 200,000 tokens
+        assert too_many(tools, context_window=8_000)  # a small model's window
+        monkeypatch.setenv("MCP_LAB_TOOL_SHARE", "0.001")
+        assert too_many(tools)

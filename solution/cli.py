@@ -200,12 +200,24 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
                     return
         if hasattr(signal, "SIGHUP"):
             group.start_soon(on_signal)
-        status = await command(options, config)
+        try:
+            status = await command(options, config)
+        except (BrokenPipeError, SystemExit):  # the reader went away (`| head`): nothing more to say
+            quiet_stdout()
+            status = 1
         group.cancel_scope.cancel()
     if stopped:
         print(f"stopped by {signal.Signals(stopped[0]).name}; every server was closed", file=sys.stderr)
         return 128 + stopped[0]
     return status
+
+
+def quiet_stdout() -> None:
+    """Point stdout at nothing, so the final flush of a closed pipe raises nothing."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 async def command(options: argparse.Namespace, config: Config) -> int:

@@ -43,7 +43,8 @@ def render(verdict: Verdict, style: Style, full_trace: bool = False, printed: st
             tag, sep, _ = line.partition(": ")
             indent = " " * (9 + len(tag) + 2) if sep and len(tag) <= 8 else " " * 11
             lines.append(textwrap.fill(visible(line), WIDTH, initial_indent=" " * 9,
-                                       subsequent_indent=indent, break_on_hyphens=False))
+                                       subsequent_indent=indent, break_on_hyphens=False,
+                                       break_long_words=False))  # an identifier stays whole
         if verdict.where and verdict.where.exercise is None:
             lines.append(f"         look at: {verdict.where.file}, {verdict.where.function}")
     elif verdict.message:  # the evidence behind a pass, on one line (never cut mid-name)

@@ -26,7 +26,6 @@ from .consent import AuditLog, Consent
 from .connector import Connection, Connector
 from .discovery import list_all_tools
 from .failures import reason
-from .jsonrpc import Json
 from .naming import model_tool_name
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool

@@ -69,7 +69,6 @@ async def discover(server: Requester, *, probe_timeout: float = PROBE_TIMEOUT,
     changed = anyio.Event()
 
     async def ask(key: str) -> None:
-        nonlocal changed
         try:
             answers[key] = await (server.request("server/discover") if key == "probe" else handshake(server))
         except ClientError as exc:

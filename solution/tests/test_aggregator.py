@@ -6,7 +6,6 @@ from dataclasses import replace
 
 from typing import Any, Dict, List
 
-import anyio
 import pytest
 
 from solution.aggregator import Aggregator

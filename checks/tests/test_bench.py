@@ -9,6 +9,7 @@ from checks.bench import aggregation, in_flight
 from checks.target import ROOT
 
 import anyio
+import pytest
 
 
 def test_in_flight_calls_are_all_matched_to_their_requests() -> None:
@@ -21,6 +22,7 @@ def test_aggregation_builds_every_entry() -> None:
     assert took > 0 and peak > 0
 
 
+@pytest.mark.timeout(600)  # a minute's work on a busy machine; only a hang should reach this
 def test_the_bench_command_prints_its_table() -> None:
     done = subprocess.run([sys.executable, "-m", "checks.bench", "--quick"], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)

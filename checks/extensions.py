@@ -112,8 +112,8 @@ async def list_changes(target: Target, lab: Lab) -> str:
 
 # -- E3 -------------------------------------------------------------------------
 
-LONG_WORK_STEPS, LONG_WORK_GAP = 32, 0.05  # 1.6 s of work, a progress report every 50 ms
-LONG_WORK_TIMEOUT = 1.0  # shorter than the work, far longer than any gap between reports
+LONG_WORK_STEPS, LONG_WORK_GAP = 60, 0.05  # 3 s of work, a progress report every 50 ms
+LONG_WORK_TIMEOUT = 2.0  # shorter than the work, forty times any gap between reports
 
 
 async def progress(target: Target, lab: Lab) -> str:

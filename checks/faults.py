@@ -27,6 +27,7 @@ import anyio
 
 from checks.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, offline_with, text
 from checks.fixtures import process_exists, still_running
+from checks.reaper import sleeping
 from checks.hostile import HOSTILE_SCENARIOS
 from checks.target import ROOT
 from solution.aggregator import Aggregator
@@ -261,19 +262,6 @@ def tree_chain(lab: FaultLab, marker: str) -> Path:
     path.write_text(json.dumps({"mcpServers": {"tree": {"command": "sh", "args": ["-c", f"{line}; true"],
                                                         "timeout": 60}}}))
     return path
-
-
-def sleeping(marker: str) -> List[int]:
-    """The pids of `sleep MARKER` processes."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes().split(b"\0")[:2] == \
-                    [b"sleep", marker.encode()]:
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 async def process_tree(lab: FaultLab) -> str:

@@ -86,6 +86,20 @@ def process_table() -> Dict[int, Proc]:
     return table
 
 
+def sleeping(marker: str) -> List[int]:
+    """The pids of `sleep MARKER` processes: how tests and fault scenarios plant a
+    process they can find again, whoever its parent ends up being."""
+    found = []
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        try:
+            if pid.isdigit() and Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2] == \
+                    [b"sleep", marker.encode()]:
+                found.append(int(pid))
+        except OSError:
+            continue  # it ended while we looked
+    return found
+
+
 def descendants(table: Dict[int, Proc], root: int) -> List[Proc]:
     """Every process below `root` in `table`, parents before children."""
     children: Dict[int, List[Proc]] = {}

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import jsonschema
 import pytest
 
-from checks.reaper import Proc, descendants, parse_stat
+from checks.reaper import Proc, descendants, parse_stat, sleeping
 from checks.target import ROOT
 from checks.tests.conftest import Variant
 
@@ -27,19 +27,6 @@ RUN_LIMIT = 120  # seconds for one runner process; only a hang reaches it
 def marker() -> str:
     """A sleep argument no other process on the machine uses."""
     return str(900000 + (os.getpid() * 7 + time.monotonic_ns()) % 99999)
-
-
-def running_with(argument: str) -> List[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if argument.encode() in argv:
-                found.append(entry.name)
-    return found
 
 
 def checks(directory: Path, *args: str) -> "tuple[int, Dict[str, Any], str]":
@@ -111,7 +98,7 @@ def test_spawned_and_daemonised_processes_are_killed_and_named(variant: Variant)
     status, report, _ = checks(at_import(variant, code), "5")
     assert status == 2
     assert len([k for k in report["killed"] if k.startswith("sleep ")]) == 6, report["killed"]
-    assert running_with(spawned) == [] and running_with(daemonised) == []
+    assert sleeping(spawned) == [] and sleeping(daemonised) == []
 
 
 def test_an_endless_loop_at_import_is_stopped_and_reported(variant: Variant) -> None:
@@ -153,20 +140,20 @@ def test_the_process_tree_is_read_from_proc_stat_lines() -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process table is read from /proc")
 def test_sigterm_to_the_runner_ends_the_worker_and_what_it_started(variant: Variant) -> None:
-    sleeping = marker()
-    directory = in_item(variant, f"import subprocess, time\nsubprocess.Popen(['sleep', '{sleeping}'])\n"
+    planted = marker()
+    directory = in_item(variant, f"import subprocess, time\nsubprocess.Popen(['sleep', '{planted}'])\n"
                                  "time.sleep(600)")
     runner = subprocess.Popen([sys.executable, "-m", "checks", "--target", str(directory), "5"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                               env={**os.environ, "MOCK": "1"})
     try:
         with_deadline = time.monotonic() + RUN_LIMIT
-        while not running_with(sleeping) and time.monotonic() < with_deadline:
+        while not sleeping(planted) and time.monotonic() < with_deadline:
             time.sleep(0.01)  # bounded: until the code under test has started its process
-        assert running_with(sleeping)
+        assert sleeping(planted)
         runner.terminate()
         _, stderr = runner.communicate(timeout=RUN_LIMIT)
     finally:
         runner.kill()
     assert runner.returncode == 143 and "stopped (SIGTERM)" in stderr
-    assert running_with(sleeping) == []
+    assert sleeping(planted) == []

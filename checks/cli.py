@@ -50,9 +50,9 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
                         help="show the wire conversation of every item (failing items always show its end)")
     parser.add_argument("--watch", action="store_true", help="run again on every save under the target")
     parser.add_argument("--extensions", action="store_true",
-                        help="after the nine, run E1-E5 (consent, list changes, progress, many tools, "
-                             "structured results); they then count in the exit status")
-    parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E5)")
+                        help="after the nine, run E1-E7 (consent, list changes, progress, many tools, "
+                             "structured results, tasks, elicitation); they then count in the exit status")
+    parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E7)")
     parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
@@ -65,7 +65,7 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     if chosen - known:
         parser.error(f"items are numbered 1 to {len(ITEMS)}")
     if options.hint is not None and options.hint.upper() not in HINTS:
-        parser.error(f"--hint wants an item: 1 to {len(ITEMS)}, or E1 to E5; got {options.hint!r}")
+        parser.error(f"--hint wants an item: 1 to {len(ITEMS)}, or E1 to E7; got {options.hint!r}")
     if not 0 < options.limit < 3600:
         parser.error(f"--limit wants seconds between 0 and 3600; got {options.limit:g}")
     options.chosen = chosen

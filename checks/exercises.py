@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 REGION = re.compile(r"^[ \t]*# >>> exercise (\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< exercise \1\b[^\n]*$",
                     re.S | re.M)
-# The extension duties (E1-E5) are marked the same way: "# >>> extension E1 (...)".
+# The extension duties (E1-E7) are marked the same way: "# >>> extension E1 (...)".
 EXTENSION = re.compile(r"^[ \t]*# >>> extension (E\d)\b[^\n]*\n(.*?)^[ \t]*# <<< extension \1\b[^\n]*$",
                        re.S | re.M)
 
@@ -96,6 +96,10 @@ EXTENSIONS: Dict[str, Extension] = {
                     "section 11.4 (many tools)"),
     "E5": Extension("E5", "tool_calls.py", "structured_data",
                     "hand checked structured results to the program", "section 11.5 (structured results)"),
+    "E6": Extension("E6", "tasks.py", "settled", "decide when a task has finished, and with what",
+                    "section 11.6 (tasks)"),
+    "E7": Extension("E7", "elicitation.py", "field_from_schema", "turn a requested schema into form fields",
+                    "section 11.7 (elicitation)"),
 }
 
 

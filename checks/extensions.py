@@ -1,4 +1,4 @@
-"""Extension items E1-E5 (`python -m checks --extensions`): the duties a client
+"""Extension items E1-E7 (`python -m checks --extensions`): the duties a client
 meets after the nine. Each proves its claim from journals, like the nine; they
 run after the nine and count towards the exit status only when asked for.
 """
@@ -219,6 +219,9 @@ async def structured(target: Target, lab: Lab) -> str:
     return "the program got the note as data; the model got its text"
 
 
+# E6 and E7 live in their own module, which uses `found` and `point` above.
+from checks.task_items import elicitation, tasks  # noqa: E402
+
 EXTENSION_ITEMS = [
     Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
          consent, "consent.py", "runs_without_asking"),
@@ -230,6 +233,10 @@ EXTENSION_ITEMS = [
          many_tools, "meta_tools.py", "rank"),
     Item(15, "E5-structured", "structured results reach the program as data; the model gets text",
          structured, "tool_calls.py", "structured_data"),
+    Item(16, "E6-tasks", "tasks: polled to the end, failed and cancelled said plainly, both eras",
+         tasks, "tasks.py", "settled", waits="a task past its limit, 1 s"),
+    Item(17, "E7-elicitation", "a server's question becomes a form; the answer is checked and sent back",
+         elicitation, "elicitation.py", "field_from_schema"),
 ]
 
 

@@ -1,6 +1,6 @@
 """Three hints per item, from a nudge to the guide's section to the construct.
 
-`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E5);
+`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E7);
 where each item stands is kept in `.checks-state.json` at the project root,
 ignored by git. `--hint N --all` shows all three. The construct comes last,
 after the learner has been sent to read: the ladder teaches before it tells.
@@ -79,6 +79,16 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.5 (structured results).",
            "structured_data returns the result's structuredContent when the tool has an outputSchema "
            "and the result passed its check; otherwise None."],
+    "E6": ["A task can say working, input_required, completed, failed or cancelled. Which ones end the wait?",
+           "labs/GUIDE.md, section 11.6 (tasks).",
+           "settled returns state.result for completed (a dict, isError or not), an error_result naming "
+           "the server's error for failed and saying so for cancelled, and None for working and "
+           "input_required."],
+    "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
+           "labs/GUIDE.md, section 11.7 (elicitation).",
+           "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
+           "with minimum and maximum, boolean, an array of choices ('choices'); anything else raises "
+           "Unsupported. Set secret when SECRET_WORDS matches the name, title or description."],
 }
 
 

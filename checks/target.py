@@ -16,7 +16,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
            "aggregator", "model", "mock_model", "models", "agent", "consent", "meta_tools",
-           "anthropic_model", "tool_calls")
+           "anthropic_model", "tool_calls", "tasks", "elicitation")
 
 
 class TargetError(Exception):
@@ -65,6 +65,8 @@ class Target:
     def meta_tools(self) -> Any: return self.module("meta_tools")
     @property
     def anthropic_model(self) -> Any: return self.module("anthropic_model")
+    @property
+    def elicitation(self) -> Any: return self.module("elicitation")
 
 
 def load_target(name: str) -> Target:

@@ -84,8 +84,13 @@ class Tool:
     annotations: Optional[Json] = None
     output_schema: Optional[Json] = None
     reports_progress: bool = False
+    asks_user: bool = False  # the handler takes (arguments, answers) and may raise asking.NeedInput
+    # Long work run as a task (servers/tasks.py): (arguments, work) -> output.
+    job: Optional[Callable[..., ToolOutput]] = None
+    # The handshake era's execution.taskSupport; in 2026-07-28 the server decides.
+    task_support: str = "forbidden"
 
-    def to_json(self) -> Json:
+    def to_json(self, *, legacy: bool = False) -> Json:
         tool: Json = {"name": self.name, "description": self.description,
                       "inputSchema": self.input_schema}
         if self.title is not None:
@@ -94,6 +99,8 @@ class Tool:
             tool["annotations"] = self.annotations
         if self.output_schema is not None:
             tool["outputSchema"] = self.output_schema
+        if legacy and self.task_support != "forbidden":
+            tool["execution"] = {"taskSupport": self.task_support}
         return tool
 
 
@@ -122,7 +129,12 @@ class Server:
     paging: str = "normal"
     progress_steps: int = 5  # how often a tool that reports progress reports it
     progress_gap: float = 0.03  # seconds of simulated work before each report
+    task_steps: int = 4  # how many steps a task's job works in
+    task_gap: float = 0.05  # seconds of simulated work per step
     on_change: Callable[[], None] = field(default=lambda: None, repr=False)  # set by the shell
+    tasks: Any = field(default=None, repr=False)  # a servers.tasks.TaskBoard when a tool has a job
+    # The handshake era: send a request to the client and wait for its result (set by the shell).
+    ask_client: Optional[Callable[[str, Json], Optional[Json]]] = field(default=None, repr=False)
     _by_name: Dict[str, Tool] = field(init=False, repr=False)
     _pages: List[List[int]] = field(init=False, repr=False)
     _cursor_key: bytes = field(init=False, repr=False)
@@ -193,27 +205,44 @@ class Server:
         check_envelope(params)
         assert isinstance(params, dict)
         if method == "server/discover":
-            return self.stamp({"supportedVersions": SUPPORTED_VERSIONS,
-                               "capabilities": {"tools": {"listChanged": self.list_changes}},
+            capabilities: Json = {"tools": {"listChanged": self.list_changes}}
+            if self.tasks is not None:
+                capabilities["extensions"] = {TASKS_EXTENSION: {}}
+            return self.stamp({"supportedVersions": SUPPORTED_VERSIONS, "capabilities": capabilities,
                                "instructions": self.instructions,
                                "ttlMs": 0, "cacheScope": "public"})
         if method == "tools/list":
             return self.stamp(self.list_tools(params))
         if method == "tools/call":
             return self.stamp(self.call_tool(params, report))
+        if method in TASK_METHODS and self.tasks is not None:
+            return self.stamp(self.task_request(method, params))
         raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
 
+    def task_request(self, method: str, params: Json) -> Json:
+        """`tasks/get`, `tasks/update`, `tasks/cancel`: only for a request that declares the extension."""
+        if not declares_tasks(params):
+            raise missing_tasks_capability()
+        if method == "tasks/get":
+            task = self.tasks.find(params.get("taskId"))
+            return dict(self.tasks.current_view(task, detailed=True))
+        if method == "tasks/update":
+            self.tasks.update(params.get("taskId"), params.get("inputResponses"))
+        else:
+            self.tasks.cancel(params.get("taskId"))
+        return {}  # an empty acknowledgement
+
     def stamp(self, result: Json) -> Json:
-        result["resultType"] = "complete"
+        result.setdefault("resultType", "complete")
         result["_meta"] = {SERVER_INFO_KEY: {"name": self.name, "version": self.version}}
         return result
 
-    def list_tools(self, params: Json) -> Json:
+    def list_tools(self, params: Json, *, legacy: bool = False) -> Json:
         page = self.read_cursor(params["cursor"]) if "cursor" in params else 0
         if self.paging == "endless" and page + 1 >= ENDLESS_PAGES:
             raise RpcError(INTERNAL_ERROR, f"this server pages forever (fixture --paging endless); "
                                            f"a client should have given up long before page {page + 1}")
-        result: Json = {"tools": [self.tools[i].to_json() for i in self._pages[page % len(self._pages)]],
+        result: Json = {"tools": [self.tools[i].to_json(legacy=legacy) for i in self._pages[page % len(self._pages)]],
                         "ttlMs": 0, "cacheScope": "public"}
         if page + 1 < len(self._pages) or self.paging == "endless":
             result["nextCursor"] = self.make_cursor(page + 1)
@@ -228,22 +257,77 @@ class Server:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
         return tool
 
-    def call_tool(self, params: Json, report: Report = no_report) -> Json:
+    def call_tool(self, params: Json, report: Report = no_report, *, as_task: Optional[bool] = None,
+                  can_ask: Optional[bool] = None) -> Json:
+        """Run a tool. A tool with a job becomes a task when `as_task` says so
+        (the handshake era: the client asked) or, when it is None (2026-07-28:
+        the server decides), whenever the request declared the extension."""
         tool = self.tool_named(params)
         arguments = params.get("arguments", {})
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
+        if tool.job is not None and self.tasks is not None:
+            if as_task is None:
+                as_task = declares_tasks(params)
+                if not as_task:  # a job runs only as a task
+                    raise missing_tasks_capability()
+            if as_task:
+                problem = argument_problem(tool.input_schema, arguments)
+                if problem:
+                    return {"content": [{"type": "text", "text": f"Invalid arguments for {tool.name}: {problem}"}],
+                            "isError": True}
+                return dict(self.tasks.start(tool.name, tool.job, arguments,
+                                             can_ask=self.can_elicit(params) if can_ask is None else can_ask))
         try:
             problem = argument_problem(tool.input_schema, arguments)
             if problem:
                 raise ToolFailed(f"Invalid arguments for {tool.name}: {problem}")
-            output = tool.handler(arguments, report) if tool.reports_progress else tool.handler(arguments)
+            if tool.asks_user:
+                from servers.asking import run_asking  # the module builds on this one
+                asked = run_asking(tool.name, tool.handler, arguments, params,
+                                   self.can_elicit(params) if can_ask is None else can_ask,
+                                   # only the handshake era passes as_task; it asks the client directly
+                                   self.ask_client if as_task is not None else None)
+                if isinstance(asked, dict):
+                    return asked  # input_required: the client answers and calls again
+                output = asked
+            else:
+                output = tool.handler(arguments, report) if tool.reports_progress else tool.handler(arguments)
         except ToolFailed as exc:
             return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
         result: Json = {"content": [{"type": "text", "text": output.text}], "isError": False}
         if output.structured is not None:
             result["structuredContent"] = output.structured
         return result
+
+
+    def can_elicit(self, params: Json) -> bool:
+        """Whether this request's sender declared form elicitation (2026-07-28: per request)."""
+        capabilities = client_capabilities(params)
+        elicitation = capabilities.get("elicitation")
+        # `{}` means form support too, for clients written before modes existed.
+        return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
+MISSING_CAPABILITY = -32021
+
+
+def client_capabilities(params: Json) -> Json:
+    meta = params.get("_meta")
+    capabilities = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
+    return capabilities if isinstance(capabilities, dict) else {}
+
+
+def declares_tasks(params: Json) -> bool:
+    extensions = client_capabilities(params).get("extensions")
+    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+
+
+def missing_tasks_capability() -> RpcError:
+    return RpcError(MISSING_CAPABILITY, f"Client did not declare required extension '{TASKS_EXTENSION}'",
+                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
 
 
 def check_envelope(params: Any) -> None:
@@ -311,6 +395,8 @@ def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optio
         return {"jsonrpc": "2.0", "id": request_id, "result": dispatch(method, message.get("params"))}
     except RpcError as exc:
         return error_reply(request_id, exc)
+    except Exception as exc:  # a fixture bug still gets an answer, never silence
+        return error_reply(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from servers.core import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, VERSION_KEY, Json,
                           Report, RpcError, Server, handle_request, no_report, parse_request)
+from servers.tasks import TaskBoard
 
 LEGACY_VERSION = "2025-11-25"
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -26,6 +27,7 @@ class LegacyFront:
         self.server = server
         self.name = server.name
         self.initialized = False
+        self.can_elicit = False  # what the client declared in initialize
 
     def handle_line(self, line: bytes) -> Optional[Json]:
         message = parse_request(line)
@@ -51,9 +53,36 @@ class LegacyFront:
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             raise RpcError(INVALID_PARAMS, "Server not initialized: send initialize first")
         if method == "tools/list":
-            return self.server.list_tools(params)
+            return self.server.list_tools(params, legacy=True)
         if method == "tools/call":
-            return self.server.call_tool(params, report)
+            return self.call_tool(params, report)
+        board = self.server.tasks
+        if isinstance(board, TaskBoard) and method.startswith("tasks/"):
+            return self.task_request(board, method, params)
+        raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+    def call_tool(self, params: Json, report: Report) -> Json:
+        """The client decides: `params.task` asks for a task, which the tool's
+        taskSupport must allow; a `required` tool refuses to run without one."""
+        tool = self.server.tool_named(params)
+        wants_task = isinstance(params.get("task"), dict)
+        if wants_task and tool.task_support == "forbidden":
+            raise RpcError(METHOD_NOT_FOUND, f"Tool {tool.name} does not support task augmentation")
+        if not wants_task and tool.task_support == "required":
+            raise RpcError(METHOD_NOT_FOUND,
+                           f"Tool {tool.name} requires task augmentation (taskSupport: 'required')")
+        return self.server.call_tool(params, report, as_task=wants_task, can_ask=self.can_elicit)
+
+    def task_request(self, board: TaskBoard, method: str, params: Json) -> Json:
+        task_id = params.get("taskId")
+        if method == "tasks/get":
+            return board.legacy_view(board.find(task_id))
+        if method == "tasks/result":
+            return board.wait_result(task_id)
+        if method == "tasks/cancel":
+            return board.legacy_view(board.cancel(task_id))
+        if method == "tasks/list":
+            return {"tasks": board.legacy_list()}
         raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
 
     def initialize(self, params: Json) -> Json:
@@ -61,7 +90,13 @@ class LegacyFront:
         # Echo a version we speak; otherwise offer our newest, as the handshake says.
         version = requested if requested in HANDSHAKE_VERSIONS else LEGACY_VERSION
         self.initialized = True
+        declared = params.get("capabilities")
+        elicitation = declared.get("elicitation") if isinstance(declared, dict) else None
+        self.can_elicit = isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+        capabilities: Json = {"tools": {"listChanged": self.server.list_changes}}
+        if self.server.tasks is not None:
+            capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return {"protocolVersion": version,
-                "capabilities": {"tools": {"listChanged": self.server.list_changes}},
+                "capabilities": capabilities,
                 "serverInfo": {"name": self.server.name, "version": self.server.version},
                 "instructions": self.server.instructions}

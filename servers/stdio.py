@@ -22,6 +22,7 @@ from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
 from servers.core import PAGING_MODES, Json, Report, RpcError, Server, check_envelope, error_reply, no_report
 from servers.legacy import LegacyFront
+from servers.tasks import TaskBoard
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
@@ -82,6 +83,14 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
                         help="tools that report progress do so N times (default 5)")
     parser.add_argument("--progress-gap", type=float, default=0.03, metavar="S",
                         help="seconds of simulated work before each progress report (default 0.03)")
+    parser.add_argument("--task-steps", type=int, default=4, metavar="N",
+                        help="a task's job works in N steps (default 4)")
+    parser.add_argument("--task-gap", type=float, default=0.05, metavar="S",
+                        help="seconds of simulated work per task step (default 0.05)")
+    parser.add_argument("--task-poll-ms", type=int, default=100, metavar="MS",
+                        help="the pollIntervalMs a task handle suggests (default 100)")
+    parser.add_argument("--task-ttl-ms", type=int, default=60_000, metavar="MS",
+                        help="how long a task is kept after it is created (default 60000)")
     options = parser.parse_args(argv)
     pairs = list(options.latency) + [p for p in (env("MCP_LAB_LATENCY") or "").split(",") if p]
     latency: Dict[str, float] = {}
@@ -118,6 +127,9 @@ class StdioShell:
         self._workers: List[threading.Thread] = []
         self._other_reply = threading.Event()
         self._listeners: Set[Any] = set()
+        self._asked: Dict[int, List[Any]] = {}  # id of a request to the client -> [event, its reply]
+        self._next_ask = 0
+        self._closing = threading.Event()
 
     def log(self, text: str) -> None:
         sys.stderr.write(f"[{self.server.name}] {text}\n")
@@ -201,6 +213,32 @@ class StdioShell:
             return
         self.write(reply)
 
+    def ask_client(self, method: str, params: Json) -> Optional[Json]:
+        """Send a request to the client and wait for its result (None for an
+        error reply, or when stdin closes first). Ids start at 0, as the
+        TypeScript SDK's do: a client must match them like any other."""
+        with self._write_lock:
+            request_id = self._next_ask
+            self._next_ask += 1
+            self._asked[request_id] = [threading.Event(), None]
+        self.write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        arrived, _ = self._asked[request_id]
+        while not arrived.wait(0.2):
+            if self._closing.is_set():
+                return None
+        reply = self._asked.pop(request_id)[1]
+        result = reply.get("result") if isinstance(reply, dict) else None
+        return result if isinstance(result, dict) else None
+
+    def answered(self, message: Json) -> bool:
+        """A reply from the client to one of our requests: hand it over."""
+        waiting = self._asked.get(message.get("id"))  # type: ignore[arg-type]
+        if "method" in message or waiting is None:
+            return False
+        waiting[1] = message
+        waiting[0].set()
+        return True
+
     def receive(self, line: bytes) -> None:
         try:
             message = json.loads(line)
@@ -211,6 +249,8 @@ class StdioShell:
         else:
             self.journal.record("in", raw=line.decode("utf-8", "replace"))
             message = None
+        if message is not None and self.answered(message):
+            return
         if message is not None and message.get("method") == "notifications/cancelled":
             params = message.get("params")
             if isinstance(params, dict):
@@ -256,6 +296,7 @@ class StdioShell:
             if line.strip():
                 self.receive(line.rstrip(b"\r\n"))
             self._workers = [w for w in self._workers if w.is_alive()]
+        self._closing.set()
         # Requests already read still get their answer (`server < file`
         # works), but a client that closed stdin never waits long for us.
         deadline = time.monotonic() + EOF_GRACE
@@ -269,9 +310,19 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
     server.paging = options.paging
     server.progress_steps, server.progress_gap = options.progress_steps, options.progress_gap
+    server.task_steps, server.task_gap = options.task_steps, options.task_gap
     front: Front = LegacyFront(server) if options.era == "legacy" else server
     shell = StdioShell(front, options)
     server.on_change = shell.tools_changed
+    server.ask_client = shell.ask_client
+    if any(tool.job is not None for tool in server.tools):
+        board = TaskBoard(legacy=options.era == "legacy", ttl_ms=options.task_ttl_ms,
+                          poll_ms=options.task_poll_ms)
+        board.on_event = shell.journal.record
+        board.asker = shell.ask_client
+        board.notify = lambda task: shell.write({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                                                 "params": task})
+        server.tasks = board
     status = shell.serve()
     sys.stdout.flush()
     # Daemon threads may still sleep on a simulated latency; nothing they

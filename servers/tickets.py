@@ -19,8 +19,10 @@ from typing import Dict, List, Optional
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import Json, Report, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
+from servers.core import INTERNAL_ERROR, Json, Report, RpcError, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
 from servers.stdio import run  # noqa: E402
+from servers.asking import NeedInput  # noqa: E402
+from servers.tasks import TaskWork  # noqa: E402
 
 TICKETS: Dict[str, Dict[str, str]] = {
     "T-101": {"title": "Login page times out", "status": "open", "queue": "web"},
@@ -99,6 +101,98 @@ def rebuild_index(steps: int, gap: float, report: Report) -> ToolOutput:
     return ToolOutput(f"Index rebuilt: {len(TICKETS)} tickets.", {"tickets": len(TICKETS)})
 
 
+EXPORT = "export_tickets"
+FORMATS = ("csv", "json")
+# The question the export asks when no format was given: a form with an enum and a boolean.
+FORMAT_QUESTION: Json = {
+    "mode": "form",
+    "message": "Which format should the ticket export use?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "format": {"type": "string", "title": "Format", "description": "The file format of the export",
+                       "oneOf": [{"const": "csv", "title": "CSV (spreadsheets)"},
+                                 {"const": "json", "title": "JSON (programs)"}]},
+            "include_closed": {"type": "boolean", "title": "Include closed tickets", "default": True},
+        },
+        "required": ["format"],
+    },
+}
+
+
+def export_tickets(arguments: Json, work: TaskWork, steps: int, gap: float) -> ToolOutput:
+    """A long export, run as a task: it asks for a format if none was given,
+    reports each step in its status, and stops at once when cancelled."""
+    work.status("Collecting the tickets")
+    queue = arguments.get("queue")
+    if queue == "archive":  # the failing case: a JSON-RPC error, so the task fails
+        raise RpcError(INTERNAL_ERROR, "The archive queue's store is offline; nothing was exported")
+    chosen, include_closed, note = arguments.get("format"), True, ""
+    if chosen is None:
+        answer = work.ask(FORMAT_QUESTION)
+        if answer is None:
+            chosen, note = "csv", " (nobody to ask: CSV by default)"
+        elif answer.get("action") != "accept":
+            raise ToolFailed(f"The user answered {answer.get('action')!r} to the format question; "
+                             "nothing was exported.")
+        else:
+            given = answer.get("content")
+            content: Json = given if isinstance(given, dict) else {}
+            chosen, include_closed = content.get("format"), content.get("include_closed", True) is not False
+            if chosen not in FORMATS:
+                raise ToolFailed(f"The answer named no known format ({chosen!r}); nothing was exported.")
+    picked = [tid for tid, t in TICKETS.items()
+              if (include_closed or t["status"] == "open") and queue in (None, t["queue"])]
+    for step in range(1, steps + 1):
+        work.sleep(gap)  # simulated work; a cancel ends it here
+        work.status(f"Exported batch {step} of {steps}")
+    data = {"format": chosen, "tickets": picked}
+    return ToolOutput(f"Exported {len(picked)} tickets as {str(chosen).upper()}{note}: {', '.join(picked)}.", data)
+
+
+PRIORITIES = ("low", "normal", "high")
+PRIORITY_QUESTION: Json = {
+    "mode": "form",
+    "message": "What priority should the ticket get?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "priority": {"type": "string", "title": "Priority", "enum": list(PRIORITIES)},
+            "note": {"type": "string", "title": "Note for the assignee", "maxLength": 200},
+        },
+        "required": ["priority"],
+    },
+}
+
+
+def set_priority(arguments: Json, answers: Optional[Dict[str, Json]]) -> ToolOutput:
+    """Asks for the priority when none is given (and someone can answer)."""
+    found, priority, note = ticket(arguments["ticket_id"]), arguments.get("priority"), ""
+    if priority is None:
+        if answers is None:
+            priority, note = "normal", " (nobody to ask: normal by default)"
+        elif "priority" not in answers:
+            raise NeedInput("priority", PRIORITY_QUESTION)
+        else:
+            answer = answers["priority"]
+            if answer.get("action") != "accept":
+                raise ToolFailed(f"The user answered {answer.get('action')!r} to the priority question; "
+                                 "the priority was not changed.")
+            content = answer.get("content")
+            priority = content.get("priority") if isinstance(content, dict) else None
+            if priority not in PRIORITIES:
+                raise ToolFailed(f"The answer named no known priority ({priority!r}); nothing changed.")
+            if isinstance(content, dict) and content.get("note"):
+                note = f" with the note {str(content['note'])!r}"
+    found["priority"] = str(priority)
+    return ToolOutput(f"Ticket {arguments['ticket_id']} now has priority {priority}{note}.",
+                      {"ticket": arguments["ticket_id"], "priority": priority})
+
+
+def needs_a_task(arguments: Json) -> ToolOutput:
+    raise ToolFailed(f"{EXPORT} runs only as a task")
+
+
 PLUGIN_REPORT = "plugin.weekly_report"
 
 
@@ -151,6 +245,24 @@ def build() -> Server:
                           "openWorldHint": False},
              output_schema={"type": "object", "properties": {"tickets": {"type": "integer"}},
                             "required": ["tickets"]}),
+        Tool("set_priority", "Set a ticket's priority; asks the user when no priority is given.",
+             {"type": "object", "properties": {"ticket_id": TICKET_ID,
+                                               "priority": {"type": "string", "enum": list(PRIORITIES)}},
+              "required": ["ticket_id"], "additionalProperties": False},
+             set_priority, title="Set a ticket's priority", asks_user=True,
+             annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
+                          "openWorldHint": False}),
+        Tool(EXPORT, "Export the tickets to a file; long work, run as a task. Asks for the format "
+             "when none is given.",
+             {"type": "object", "properties": {"format": {"type": "string", "enum": list(FORMATS)},
+                                               "queue": {"type": "string"}},
+              "additionalProperties": False},
+             needs_a_task, title="Export tickets",
+             job=lambda arguments, work: export_tickets(arguments, work, server.task_steps, server.task_gap),
+             task_support="required", annotations=READ_ONLY,
+             output_schema={"type": "object", "properties": {"format": {"type": "string"},
+                                                             "tickets": {"type": "array"}},
+                            "required": ["format", "tickets"]}),
     ]
     server = Server("tickets", "1.0.0",
                     "A ticketing system. Dates are YYYY-MM-DD. Closing a ticket is permanent.", tools,

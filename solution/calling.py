@@ -24,7 +24,8 @@ from .consent import AuditLog, Consent, fingerprint
 from .errors import RequestTimeout, ServerGone
 from .failures import error_result, reason
 from .jsonrpc import Json
-from .stdio_client import ProgressHandler
+from .stdio_client import ProgressHandler, StdioClient
+from .task_runner import StatusHandler, TaskBook, TaskPlan
 from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors
 
@@ -49,6 +50,8 @@ class ToolCalls:
     audit: AuditLog
     breaker: Breaker
     retired: Dict[str, str]
+    task_book: TaskBook  # tasks not finished yet, for a resume after a reconnect
+    on_task_status: Optional[StatusHandler]  # where a task's status lines go (the CLI shows them)
 
     async def attach(self, alias: str) -> bool:
         raise NotImplementedError  # the Aggregator's: connect a server now
@@ -110,9 +113,21 @@ class ToolCalls:
                 f"The user declined this call ({entry.alias} / {entry.original_name}). "
                 "Do not retry it; ask the user or continue without it."))
         spec = connection.client.spec
+        plan = TaskPlan(limit=spec.tool_timeouts.get(entry.original_name, spec.task_timeout),
+                        server_capabilities=connection.info.capabilities, prefer=spec.prefer_tasks,
+                        on_status=self.on_task_status, book=self.task_book,
+                        reconnect=lambda: self._reconnect(entry.alias))
         return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
                                          progress_resets_timeout=spec.progress_resets_timeout,
-                                         timeout=spec.tool_timeouts.get(entry.original_name))
+                                         timeout=spec.tool_timeouts.get(entry.original_name), tasks=plan)
+
+    async def _reconnect(self, alias: str) -> Optional[StdioClient]:
+        """The server went away while a task ran: start it again (once) so the
+        task can be asked about; None if it does not come back."""
+        await self.detach(alias)
+        if not await self.attach(alias):
+            return None
+        return self.connections[alias].client
 
     async def _pause(self, alias: str, why: str) -> None:
         """Take a failing server out of the table until its cool-down is over."""

@@ -24,7 +24,7 @@ from .errors import ConfigError
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
                "progressResetsTimeout", "inheritEnv", "protocolVersion",
-               "toolTimeouts"}
+               "toolTimeouts", "taskTimeout", "preferTasks"}
 PINNABLE = ("2026-07-28", "2025-11-25")  # protocolVersion: the eras this client speaks
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -51,6 +51,9 @@ class ServerSpec:
     inherit_env: "bool | Tuple[str, ...]" = False
     protocol_version: Optional[str] = None  # pins the era: "2026-07-28" or "2025-11-25"; None: probe
     tool_timeouts: Mapping[str, float] = field(default_factory=dict)  # original tool name -> seconds
+    # How long a call that became a task may take in all (a tool's own toolTimeouts wins).
+    task_timeout: float = 600.0
+    prefer_tasks: bool = False  # handshake era: run `optional` task tools as tasks too
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -159,8 +162,12 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         if pinned is not None and pinned not in PINNABLE:
             raise ConfigError(f"{where}: 'protocolVersion' must be one of {', '.join(PINNABLE)} "
                               f"(or left out, to ask the server); got {pinned!r}")
+        task_timeout = entry.get("taskTimeout", 600.0)
+        if not usable_seconds(task_timeout):
+            raise ConfigError(f"{where}: 'taskTimeout' must be a finite number of seconds above 0 "
+                              f"(got {task_timeout!r})")
         flags = {}
-        for key in ("trusted", "onDemand", "progressResetsTimeout"):
+        for key in ("trusted", "onDemand", "progressResetsTimeout", "preferTasks"):
             if key in entry and not isinstance(entry[key], bool):
                 raise ConfigError(f"{where}: '{key}' must be true or false")
             flags[key] = entry.get(key)
@@ -180,7 +187,8 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
                                   progress_resets_timeout=bool(flags["progressResetsTimeout"]),
                                   inherit_env=inherit if isinstance(inherit, bool) else tuple(inherit),
                                   protocol_version=pinned,
-                                  tool_timeouts={str(k): float(v) for k, v in tool_timeouts.items()}))
+                                  tool_timeouts={str(k): float(v) for k, v in tool_timeouts.items()},
+                                  task_timeout=float(task_timeout), prefer_tasks=bool(flags["preferTasks"])))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     return Config(tuple(servers), source, tuple(warnings))

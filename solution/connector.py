@@ -18,6 +18,7 @@ from typing import Callable, Dict, List, Optional
 from anyio.abc import TaskGroup
 
 from .config import ServerSpec
+from .elicitation import Elicitor
 from .discovery import ServerInfo, discover, handshake, list_all_tools
 from .errors import ServerGone
 from .jsonrpc import Json
@@ -45,6 +46,7 @@ class Connector:
         self.close_grace = close_grace
         self.eras: Dict[str, str] = {}  # alias -> the era it answered in, this session
         self.steps: Dict[str, str] = {}  # alias -> what its discovery is doing (or last did)
+        self.elicitor: Optional[Elicitor] = None  # given to every client made from here on
 
     async def connect(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient]) -> Connection:
         """Start one server, discover it and list all its tools. Every client
@@ -62,6 +64,7 @@ class Connector:
                        era: Optional[str]) -> Connection:
         timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
         client = StdioClient(spec, request_timeout=timeout, close_grace=self.close_grace)
+        client.elicitor = self.elicitor
         clients.append(client)  # from here on, its owner's close will end it
         alias = spec.alias
         try:

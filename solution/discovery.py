@@ -148,8 +148,11 @@ def from_discover(result: Json) -> ServerInfo:
 async def handshake(server: Requester) -> ServerInfo:
     """The 2025-11-25 `initialize` handshake; afterwards requests carry no envelope."""
     server.era = "legacy"
+    # What the client declares (form elicitation when it can answer); era is
+    # already legacy, so this is the handshake's set.
+    capabilities = getattr(server, "capabilities", {})
     result = await server.request("initialize", {"protocolVersion": LEGACY_VERSION,
-                                                 "capabilities": {}, "clientInfo": CLIENT_INFO})
+                                                 "capabilities": capabilities, "clientInfo": CLIENT_INFO})
     version = result.get("protocolVersion")
     if version not in HANDSHAKE_VERSIONS:
         raise ProtocolViolation(f"initialize: the server answered with protocol version {version!r}, "

@@ -10,46 +10,77 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
+from .elicitation import Elicitor, answer
 from .failures import error_result
 from .jsonrpc import Json
 from .stdio_client import ProgressHandler
+from .task_runner import TaskPlan, run_task
+from .tasks import ask_for_task, handle_of
 from .translate import ToolEntry, first_problem, schema_problem
+from .untrusted import shown
+
+MAX_INPUT_ROUNDS = 5  # input_required rounds for one call before it is given up
 
 
 class Caller(Protocol):
     async def request(self, method: str, params: Optional[Json] = None, *,
                       timeout: Optional[float] = None, allow_input_required: bool = False,
-                      on_progress: Optional[ProgressHandler] = None,
+                      allow_task: bool = False, on_progress: Optional[ProgressHandler] = None,
                       progress_resets_timeout: bool = False) -> Json: ...
 
 
 async def call_tool(server: Caller, entry: ToolEntry, arguments: Any, *,
                     on_progress: Optional[ProgressHandler] = None, progress_resets_timeout: bool = False,
-                    timeout: Optional[float] = None) -> Json:
-    """`timeout`: this tool's own (from the config's toolTimeouts); None: the server's."""
+                    timeout: Optional[float] = None, tasks: Optional[TaskPlan] = None) -> Json:
+    """`timeout`: this tool's own (from the config's toolTimeouts); None: the
+    server's. `tasks`: how to follow a call that becomes a task (None: such a
+    call is reported as one this caller cannot follow)."""
     # The original name goes out; the model-facing one never leaves the client.
     params: Json = {"name": entry.original_name, "arguments": arguments}
+    era = str(getattr(server, "era", "current"))
+    if tasks is not None and ask_for_task(entry.tool, era, tasks.server_capabilities, tasks.prefer):
+        params["task"] = {}  # the handshake era: the client asks for a task
     result = await server.request("tools/call", params, timeout=timeout, allow_input_required=True,
-                                  on_progress=on_progress, progress_resets_timeout=progress_resets_timeout)
+                                  allow_task=True, on_progress=on_progress,
+                                  progress_resets_timeout=progress_resets_timeout)
     if result.get("resultType") == "input_required":
         result = await answer_input_required(server, params, result)
+    handle = handle_of(result, era)
+    if handle is not None:
+        if tasks is None:
+            return error_result(f"{entry.model_name}: the server answered with a task, which this caller "
+                                "does not follow.")
+        result = await run_task(server, handle, entry.original_name, tasks)  # type: ignore[arg-type]
     return checked_output(entry, result)
 
 
 async def answer_input_required(server: Caller, params: Json, asked: Json) -> Json:
-    """This client declares no capabilities, so it can only echo `requestState`,
-    once. Anything more is a request for input it cannot give."""
-    state = asked.get("requestState")
-    if asked.get("inputRequests") or not isinstance(state, str):
-        kinds = sorted({str(r.get("method")) for r in (asked.get("inputRequests") or {}).values()
-                        if isinstance(r, dict)})
-        return error_result(f"The server asked for input this client cannot give ({', '.join(kinds) or 'no state to resume'}): "
-                            "it declares no elicitation, sampling or roots capability.")
-    again = await server.request("tools/call", {**params, "requestState": state}, allow_input_required=True)
-    if again.get("resultType") == "input_required":
-        return error_result("The server asked for input again after its state was returned once; "
-                            "this client cannot give more.")
-    return again
+    """Answer `input_required` rounds (MRTR) and call again, each time with a
+    new id, the answers and the server's `requestState` verbatim. Questions go
+    to the caller's elicitor; with none, the client declared no elicitation, so
+    a server that asks anyway gets no answers and the model is told why."""
+    elicitor: Optional[Elicitor] = getattr(server, "elicitor", None)
+    alias = str(getattr(server, "alias", "?"))
+    for _ in range(MAX_INPUT_ROUNDS):
+        requests = asked.get("inputRequests") or {}
+        if not isinstance(requests, dict):
+            requests = {}
+        kinds = sorted({str(r.get("method")) for r in requests.values() if isinstance(r, dict)})
+        if (requests and (elicitor is None or kinds != ["elicitation/create"])) or \
+                (not requests and not isinstance(asked.get("requestState"), str)):
+            return error_result(f"The server asked for input this client cannot give "
+                                f"({shown(', '.join(kinds), 120) or 'no state to resume'}): it declares no "
+                                f"{'elicitation, ' if elicitor is None else ''}sampling or roots capability.")
+        again: Json = {**params}
+        if requests:
+            again["inputResponses"] = {key: await answer(elicitor, alias, request.get("params"))
+                                       for key, request in requests.items() if isinstance(request, dict)}
+        if isinstance(asked.get("requestState"), str):
+            again["requestState"] = asked["requestState"]
+        asked = await server.request("tools/call", again, allow_input_required=True, allow_task=True)
+        if asked.get("resultType") != "input_required":
+            return asked
+    return error_result(f"The server asked for input {MAX_INPUT_ROUNDS} times in a row; the call was given up.")
 
 
 def checked_output(entry: ToolEntry, result: Json) -> Json:

@@ -27,7 +27,10 @@ from .connector import Connection, Connector
 from .discovery import list_all_tools
 from .failures import reason
 from .naming import model_tool_name
+from .elicitation import Elicitor
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
+from .task_runner import StatusHandler, TaskBook
+from .tasks import unusable
 from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool
 
 DISCOVERY_TIMEOUT = 10.0  # the least a whole discovery may take; more when request timeouts are longer
@@ -54,10 +57,22 @@ class Aggregator(ToolCalls):
         self.dropped: List[str] = []  # tools left out of the table, with why
         self.consent: Optional[Consent] = None  # None: every call goes out (library default)
         self.audit = AuditLog(None)
+        self.task_book = TaskBook()  # a path makes it outlive the run (the CLI's resume)
+        self.on_task_status: Optional[StatusHandler] = None
         self.version = 0  # goes up each time the table is rebuilt
         self._changed = anyio.Event()
         self._clients: List[StdioClient] = []
         self._task_group: Optional[TaskGroup] = None
+
+    @property
+    def elicitor(self) -> Optional[Elicitor]:
+        """Who answers servers' questions. Set it before `refresh`: the
+        capability is declared when a server is connected, and only if set."""
+        return self.connector.elicitor
+
+    @elicitor.setter
+    def elicitor(self, value: Optional[Elicitor]) -> None:
+        self.connector.elicitor = value
 
     async def __aenter__(self) -> "Aggregator":
         self._task_group = anyio.create_task_group()
@@ -180,6 +195,10 @@ class Aggregator(ToolCalls):
             if connection is None:
                 continue
             for tool in connection.tools:
+                lost = unusable(tool, connection.info.era, connection.info.capabilities)
+                if lost is not None:  # offered to the model, it could only ever fail
+                    dropped.append(f"{spec.alias}/{tool['name']}: {lost}")
+                    continue
                 name = model_tool_name(spec.alias, tool["name"])
                 holder = entries.get(name)
                 if holder is not None:

@@ -19,31 +19,37 @@ CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 CLIENT_INFO: Json = {"name": "mcp-client-lab", "version": "1.0.0"}
 
-# Built once: the envelope is the same on every request of this client.
+# Built once: the envelope is the same on every request that declares nothing.
 _META: Json = {
     VERSION_KEY: PROTOCOL_VERSION,
-    CAPABILITIES_KEY: {},  # this client asks for no optional capabilities
+    CAPABILITIES_KEY: {},
     CLIENT_INFO_KEY: CLIENT_INFO,
 }
 
 
-def with_envelope(params: Optional[Json]) -> Json:
-    """`params` plus the `_meta` keys every 2026-07-28 request must carry."""
+def with_envelope(params: Optional[Json], capabilities: Optional[Json] = None) -> Json:
+    """`params` plus the `_meta` keys every 2026-07-28 request must carry;
+    `capabilities` are this client's, declared on each request (none by default)."""
+    meta = _META if not capabilities else {**_META, CAPABILITIES_KEY: capabilities}
     if not params:
-        return {"_meta": _META}  # shared, never mutated: it is only serialised
+        return {"_meta": meta}  # shared, never mutated: it is only serialised
     own = params.get("_meta")
-    return {**params, "_meta": {**own, **_META} if own else _META}
+    return {**params, "_meta": {**own, **meta} if own else meta}
 
 
-def complete_result(method: str, result: Any, *, allow_input_required: bool = False) -> Json:
+def complete_result(method: str, result: Any, *, allow_input_required: bool = False,
+                    allow_task: bool = False) -> Json:
     """Check a result's `resultType`: a missing one means complete.
 
-    `input_required` is only expected where the caller can answer it (a tool
-    call); any other value is unknown, and reported rather than guessed at.
+    `input_required` and `task` are only expected where the caller can handle
+    them (a tool call; a task handle on `tasks/get` is a known slip of the
+    extension's own examples); any other value is unknown, and reported
+    rather than guessed at.
     """
     if not isinstance(result, dict):
         raise ProtocolViolation(f"{method}: the result is not a JSON object")
     kind = result.get("resultType", "complete")
-    if kind == "complete" or (kind == "input_required" and allow_input_required):
+    if kind == "complete" or (kind == "input_required" and allow_input_required) or \
+            (kind == "task" and allow_task):
         return result
     raise ProtocolViolation(f"{method}: unsupported resultType {kind!r}")

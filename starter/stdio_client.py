@@ -24,15 +24,17 @@ from anyio.abc import Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from .config import ServerSpec
+from .elicitation import Elicitor
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
 from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
 from .protocol import complete_result, with_envelope
+from .server_requests import answer_server_request
+from .tasks import EXTENSION as TASKS_EXTENSION
 from .untrusted import shown
 
 DEFAULT_TIMEOUT = 30.0
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is dropped
-METHOD_NOT_FOUND = -32601
 STDERR_TAIL_BYTES = 4096
 CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
 GONE_GRACE = 2.0  # seconds to learn how a server ended (exit status, stderr) once its output ends
@@ -84,6 +86,19 @@ class StdioClient:
         self._closed = False
         self._task_group: Optional[TaskGroup] = None
         self._misfits: Dict[RequestId, str] = {}  # request id -> a reply that almost matched it
+        # Who answers the server's questions (elicitation); None: nobody, and
+        # then the capability is never declared.
+        self.elicitor: Optional[Elicitor] = None
+
+    @property
+    def capabilities(self) -> Json:
+        """What this client declares: tasks always (it can follow them), form
+        elicitation only when something can answer. The handshake era has no
+        client flag for calling tools as tasks, so only elicitation goes there."""
+        declared: Json = {} if self.era == "legacy" else {"extensions": {TASKS_EXTENSION: {}}}
+        if self.elicitor is not None:
+            declared["elicitation"] = {"form": {}}
+        return declared
 
     # -- start ---------------------------------------------------------------
 
@@ -115,7 +130,7 @@ class StdioClient:
 
     async def request(self, method: str, params: Optional[Json] = None, *,
                       timeout: Optional[float] = None, allow_input_required: bool = False,
-                      on_progress: Optional[ProgressHandler] = None,
+                      allow_task: bool = False, on_progress: Optional[ProgressHandler] = None,
                       progress_resets_timeout: bool = False) -> Json:
         """Send one request and return its result; raise on error or timeout.
 
@@ -128,7 +143,7 @@ class StdioClient:
         request_id, slot = self._pending.open(method)
         message: Json = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if self.era == "current":
-            message["params"] = with_envelope(params)
+            message["params"] = with_envelope(params, self.capabilities)
         elif params or on_progress:
             message["params"] = dict(params or {})  # the handshake era has no per-request envelope
         if on_progress is not None:
@@ -153,7 +168,8 @@ class StdioClient:
                 self._progress_at.pop(request_id, None)
         if slot.error is not None:
             raise slot.error
-        return complete_result(method, slot.result, allow_input_required=allow_input_required)
+        return complete_result(method, slot.result, allow_input_required=allow_input_required,
+                               allow_task=allow_task)
 
     async def _wait_while_progressing(self, request_id: RequestId, done: anyio.Event, limit: float) -> None:
         """Past the timeout, keep waiting as long as progress keeps coming: each
@@ -171,7 +187,7 @@ class StdioClient:
         stream_id = f"listen-{len(self._listens) + 1}"
         self._listens.append(stream_id)
         await self._send({"jsonrpc": "2.0", "id": stream_id, "method": "subscriptions/listen",
-                          "params": with_envelope({"notifications": notifications})})
+                          "params": with_envelope({"notifications": notifications}, self.capabilities)})
 
     def _on_progress(self, params: Json) -> None:
         """A `notifications/progress` from the server."""
@@ -275,15 +291,8 @@ class StdioClient:
         await self._went_away(reason)
 
     async def _answer_server(self, message: Json) -> None:
-        """Reply to a request the server sent: `ping` is answered; this client
-        offers nothing else (no sampling, roots or elicitation), and says so."""
-        method = message.get("method")
-        reply: Json = {"jsonrpc": "2.0", "id": message.get("id")}
-        if method == "ping":
-            reply["result"] = {}
-        else:
-            reply["error"] = {"code": METHOD_NOT_FOUND,
-                              "message": f"Method not found: this client does not offer {shown(method, 80)}"}
+        """Reply to a request the server sent (`server_requests` decides how)."""
+        reply = await answer_server_request(self.alias, self.elicitor, message)
         try:
             await self._send(reply)
         except ServerGone:

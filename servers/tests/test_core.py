@@ -106,7 +106,7 @@ def test_notes_pages_trap_short_and_empty_page_loops(notes_server: Server) -> No
 
 def test_tickets_lists_every_tool_on_one_page(tickets_server: Server) -> None:
     pages = walk(tickets_server)
-    assert len(pages) == 1 and len(pages[0]["tools"]) == 10  # type: ignore[arg-type]
+    assert len(pages) == 1 and len(pages[0]["tools"]) == 12  # type: ignore[arg-type]
 
 
 def test_cursors_are_opaque_and_edits_are_refused(notes_server: Server) -> None:

@@ -54,4 +54,4 @@ def test_a_legacy_process_answers_the_handshake_in_order() -> None:
                                   line(plain(2, "tools/list"))], "--era", "legacy")
     answers = {r["id"]: r for r in replies(done.stdout)}
     assert answers[1]["result"]["protocolVersion"] == "2025-11-25"
-    assert len(answers[2]["result"]["tools"]) == 10
+    assert len(answers[2]["result"]["tools"]) == 12

@@ -24,7 +24,7 @@ async def test_refresh_builds_one_table_with_prefixed_names(fixture: Any) -> Non
     notes, tickets = fixture("notes"), fixture("tickets")
     async with Aggregator(config_of([notes.spec, tickets.spec])) as tools:
         await tools.refresh()
-        assert len(tools.entries) == 13 and tools.offline == {} and tools.dropped == []
+        assert len(tools.entries) == 15 and tools.offline == {} and tools.dropped == []
         assert {"mcp__notes__search", "mcp__tickets__search"} <= set(tools.entries)
         assert tools.connections["notes"].info.name == "notes"
     assert not alive(notes.pid) and not alive(tickets.pid)

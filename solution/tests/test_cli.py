@@ -23,7 +23,7 @@ def test_tools_json_lists_the_table_with_aliases_and_originals() -> None:
     assert done.returncode == 0, done.stderr
     table = json.loads(done.stdout)
     rows = {(t["alias"], t["original_name"]): t for t in table["tools"]}
-    assert len(rows) == 16 and table["offline"] == {}
+    assert len(rows) == 18 and table["offline"] == {}
     # Two servers call themselves "notes"; only the aliases from the config tell them apart.
     assert table["servers"]["notes"]["name"] == table["servers"]["archive"]["name"] == "notes"
     assert rows[("archive", "search")]["model_name"] == "mcp__archive__search"

@@ -128,7 +128,7 @@ async def test_sdk_client_against_the_ticketing_system(fixture: Any, era: str, m
     tickets = fixture("tickets", "", "--era", era)
     async with Client(fixture_params(tickets), mode=mode, read_timeout_seconds=10) as client:
         names = await all_tool_names(client)
-        assert len(names) == 10 and "queue.stats" in names
+        assert len(names) == 12 and "queue.stats" in names
         stats = await client.call_tool("queue.stats", {})
         assert not stats.is_error and stats.structured_content == {"web": 1, "search": 1, "reports": 1}
         late = await client.call_tool("schedule_followup", {"ticket_id": "T-101", "date": "friday"})

@@ -90,7 +90,8 @@ async def test_requests_carry_the_envelope_and_replies_match_by_id(fixture: Any)
     first = next(e for e in notes.entries() if e["kind"] == "in")
     meta = first["msg"]["params"]["_meta"]
     assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
-    assert meta["io.modelcontextprotocol/clientCapabilities"] == {}
+    # tasks always (the client can follow them); no elicitation: nothing here could answer
+    assert meta["io.modelcontextprotocol/clientCapabilities"] == {"extensions": {"io.modelcontextprotocol/tasks": {}}}
     assert not alive(notes.pid)
 
 

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from solution.tool_calls import call_tool
+from solution.tool_calls import MAX_INPUT_ROUNDS, call_tool
 from solution.translate import make_entry
 
 TOOL = {"name": "count", "inputSchema": {"type": "object"},
@@ -22,7 +22,8 @@ class Replies:
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None, allow_input_required: bool = False,
-                      on_progress: Any = None, progress_resets_timeout: bool = False) -> Dict[str, Any]:
+                      allow_task: bool = False, on_progress: Any = None,
+                      progress_resets_timeout: bool = False) -> Dict[str, Any]:
         self.sent.append(dict(params or {}))
         return self.answers.pop(0)
 
@@ -47,10 +48,31 @@ async def test_a_request_for_real_input_is_an_error_the_model_reads() -> None:
 
 
 @pytest.mark.anyio
-async def test_a_second_round_is_not_answered() -> None:
+async def test_rounds_that_never_end_are_given_up() -> None:
     again = {"resultType": "input_required", "requestState": "s"}
-    result = await call_tool(Replies(again, again), ENTRY, {})
-    assert result["isError"] and "again" in text(result)
+    server = Replies(*[again] * (MAX_INPUT_ROUNDS + 1))
+    result = await call_tool(server, ENTRY, {})
+    assert result["isError"] and f"{MAX_INPUT_ROUNDS} times in a row" in text(result)
+    assert len(server.sent) == MAX_INPUT_ROUNDS + 1 and not server.answers
+
+
+@pytest.mark.anyio
+async def test_a_question_goes_to_the_elicitor_and_its_answer_goes_back_with_the_state() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]}
+    ask = {"resultType": "input_required", "requestState": "s1",
+           "inputRequests": {"q1": {"method": "elicitation/create",
+                                    "params": {"message": "How many?", "requestedSchema": schema}}}}
+    server = Replies(ask, DONE)
+    asked: List[Any] = []
+
+    async def person(question: Any) -> Dict[str, Any]:
+        asked.append(question)
+        return {"action": "accept", "content": {"n": 3}}
+    server.elicitor = person  # type: ignore[attr-defined]
+    assert await call_tool(server, ENTRY, {}) == DONE
+    assert asked[0].message == "How many?" and asked[0].fields[0].kind == "integer"
+    assert server.sent[1] == {"name": "count", "arguments": {}, "requestState": "s1",
+                              "inputResponses": {"q1": {"action": "accept", "content": {"n": 3}}}}
 
 
 @pytest.mark.anyio

@@ -1,0 +1,214 @@
+"""Tasks end to end, in both eras, against the tickets fixture's `export_tickets`.
+
+Each test proves its point from the server's journal: which `tasks/*`
+requests arrived, what the server answered, and when its work stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+from typing import Any, Dict, List, Optional
+
+import anyio
+import pytest
+
+from solution.aggregator import Aggregator
+from solution.config import config_of
+from solution.elicitation import Question
+from solution.tasks import TaskState
+
+from .conftest import Fixture
+
+pytestmark = pytest.mark.anyio
+ERAS = ["current", "legacy"]
+EXPORT = "mcp__tickets__export_tickets"
+
+
+def received(server: Fixture, method: str) -> List[Dict[str, Any]]:
+    return [e["msg"] for e in server.entries() if e["kind"] == "in" and e.get("msg", {}).get("method") == method]
+
+
+def sent_results(server: Fixture) -> List[Dict[str, Any]]:
+    return [e["msg"] for e in server.entries() if e["kind"] == "out" and "result" in e.get("msg", {})]
+
+
+def events(server: Fixture, kind: str) -> List[Dict[str, Any]]:
+    return [e for e in server.entries() if e["kind"] == kind]
+
+
+def text(result: Dict[str, Any]) -> str:
+    return " ".join(str(b.get("text", "")) for b in result.get("content", []))
+
+
+def tickets(fixture: Any, era: str, *extra: str) -> Fixture:
+    server: Fixture = fixture("tickets", "tickets", "--era", era, *extra)
+    return server
+
+
+class Person:
+    """A scripted user: answers each question with the next reply, and remembers it."""
+
+    def __init__(self, *replies: Dict[str, Any]) -> None:
+        self.replies = list(replies)
+        self.asked: List[Question] = []
+
+    async def __call__(self, question: Question) -> Dict[str, Any]:
+        self.asked.append(question)
+        return self.replies.pop(0)
+
+
+async def call(server: Fixture, arguments: Dict[str, Any], person: Optional[Person] = None,
+               **spec: Any) -> Dict[str, Any]:
+    async with Aggregator(config_of([dataclasses.replace(server.spec, **spec)])) as tools:
+        tools.elicitor = person
+        await tools.refresh()
+        assert EXPORT in tools.entries, tools.dropped
+        with anyio.fail_after(60):
+            result: Dict[str, Any] = await tools.call(EXPORT, arguments)
+        return result
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_task_that_completes_ends_with_the_result_the_server_stored(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era)
+    result = await call(server, {"format": "json"})
+    assert not result.get("isError") and result["structuredContent"]["format"] == "json"
+    assert "Exported 3 tickets as JSON" in text(result)
+    call_params = received(server, "tools/call")[0]["params"]
+    if era == "legacy":  # the client asked for the task (the tool's taskSupport is required)
+        assert call_params["task"] == {} and received(server, "tasks/result")
+    else:  # the extension was declared on the call and on every poll
+        declared = "io.modelcontextprotocol/tasks"
+        assert declared in call_params["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+        polls = received(server, "tasks/get")
+        assert polls and all(declared in p["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+                             ["extensions"] for p in polls)
+        assert polls[-1]["id"] == sent_results(server)[-1]["id"]  # the last poll brought the result
+        assert sent_results(server)[-1]["result"]["result"]["structuredContent"] == result["structuredContent"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_question_is_shown_as_a_form_and_the_answer_reaches_the_server(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era)
+    person = Person({"action": "accept", "content": {"format": "csv", "include_closed": False}})
+    result = await call(server, {}, person)
+    assert "Exported 2 tickets as CSV" in text(result), result
+    question = person.asked[0]
+    assert question.alias == "tickets" and "format" in question.message
+    fields = {f.name: f for f in question.fields}
+    assert fields["format"].kind == "choice" and [v for v, _ in fields["format"].options] == ["csv", "json"]
+    assert fields["include_closed"].kind == "boolean" and fields["format"].required
+    if era == "legacy":  # asked by a request from the server while tasks/result was open
+        asks = [e["msg"] for e in server.entries() if e["kind"] == "out" and e["msg"].get("method") ==
+                "elicitation/create"]
+        answers = [e["msg"] for e in server.entries() if e["kind"] == "in" and "result" in e.get("msg", {})]
+        assert asks and answers[0]["id"] == asks[0]["id"] and answers[0]["result"]["action"] == "accept"
+        assert question.task_id is not None
+    else:
+        updates = received(server, "tasks/update")
+        assert len(updates) == 1  # answered once, though later polls may still show the key
+        (answer,) = updates[0]["params"]["inputResponses"].values()
+        assert answer == {"action": "accept", "content": {"format": "csv", "include_closed": False}}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_declined_question_is_the_tools_error_for_the_model(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era)
+    result = await call(server, {}, Person({"action": "decline"}))
+    assert result["isError"] and "'decline'" in text(result) and "nothing was exported" in text(result)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_without_anyone_to_ask_elicitation_is_not_declared_and_the_server_does_without(
+        fixture: Any, era: str) -> None:
+    server = tickets(fixture, era)
+    result = await call(server, {})
+    assert "CSV by default" in text(result)
+    first = received(server, "initialize" if era == "legacy" else "tools/call")[0]["params"]
+    declared = first["capabilities"] if era == "legacy" else \
+        first["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert "elicitation" not in declared
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_task_that_fails_is_an_error_naming_the_servers_reason(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era)
+    result = await call(server, {"format": "csv", "queue": "archive"})
+    assert result["isError"] and "archive queue's store is offline" in text(result)
+    assert "-32603" in text(result)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_task_past_its_limit_is_cancelled_and_its_work_stops(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era, "--task-steps", "400", "--task-gap", "0.05")
+    result = await call(server, {"format": "csv"}, task_timeout=1.0)
+    assert result["isError"] and "did not finish within 1 s" in text(result)
+    cancels = received(server, "tasks/cancel")
+    assert len(cancels) == 1
+    with anyio.fail_after(10):  # the journal is written by the server's own threads
+        while not events(server, "work-stopped"):
+            await anyio.sleep(0.05)
+    stopped = events(server, "work-stopped")[0]
+    assert stopped["reason"] == "cancelled"
+    assert not [e for e in events(server, "step") if e["t"] > stopped["t"]]  # nothing ran after the stop
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_being_cancelled_by_the_caller_cancels_the_task_on_the_server(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era, "--task-steps", "400")
+    async with Aggregator(config_of([server.spec])) as tools:
+        await tools.refresh()
+        seen = anyio.Event()
+        tools.on_task_status = lambda alias, state: seen.set() if "batch" in state.message else None
+        async with anyio.create_task_group() as group:
+            group.start_soon(tools.call, EXPORT, {"format": "csv"})
+            with anyio.fail_after(30):
+                await seen.wait()  # the work is under way
+            group.cancel_scope.cancel()  # as Ctrl-C does
+        assert len(received(server, "tasks/cancel")) == 1
+        assert tools.task_book.open == {}
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_task_the_restarted_server_forgot_is_reported_plainly(fixture: Any, era: str) -> None:
+    server = tickets(fixture, era, "--task-steps", "400")
+    statuses: List[TaskState] = []
+
+    def on_status(alias: str, state: TaskState) -> None:
+        statuses.append(state)
+        if len(statuses) == 2:  # the task is running: the server dies under it
+            os.kill(server.pid, signal.SIGKILL)
+    async with Aggregator(config_of([server.spec])) as tools:
+        await tools.refresh()
+        tools.on_task_status = on_status
+        with anyio.fail_after(60):
+            result = await tools.call(EXPORT, {"format": "csv"})
+        task_id = statuses[0].task_id
+    assert result["isError"] and "no longer knows task" in text(result) and task_id in text(result)
+    starts = events(server, "start")
+    assert len(starts) == 2  # a second process, asked about the same id
+    asked_again = [m for m in received(server, "tasks/get") + received(server, "tasks/result")
+                   if m["params"]["taskId"] == task_id]
+    late = [m for m in server.entries() if m["kind"] == "in" and m["t"] > starts[1]["t"]
+            and m.get("msg", {}).get("params", {}).get("taskId") == task_id]
+    assert asked_again and late
+
+
+async def test_polling_waits_the_interval_the_server_suggests(fixture: Any) -> None:
+    server = tickets(fixture, "current", "--task-poll-ms", "300", "--task-steps", "6", "--task-gap", "0.1")
+    result = await call(server, {"format": "csv"})
+    assert not result.get("isError")
+    times = [e["t"] for e in server.entries() if e["kind"] == "in" and e["msg"].get("method") == "tasks/get"]
+    assert len(times) >= 2
+    # A lower bound only: a busy machine makes the gaps longer, never shorter.
+    assert min(b - a for a, b in zip(times, times[1:])) >= 0.25
+
+
+async def test_a_required_tool_the_server_cannot_run_as_a_task_is_not_offered(fixture: Any) -> None:
+    from solution.tasks import unusable
+    tool = {"name": "research", "execution": {"taskSupport": "required"}}
+    assert unusable(tool, "legacy", {"tools": {}}) is not None
+    assert unusable(tool, "legacy", {"tasks": {"requests": {"tools": {"call": {}}}}}) is None
+    assert unusable(tool, "current", {}) is None

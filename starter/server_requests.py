@@ -1,0 +1,42 @@
+"""Requests a server sends to the client, and the answers they get.
+
+Every request gets an answer, never silence (a server may be waiting on it):
+`ping` is answered at once; `elicitation/create` goes to whoever answers
+questions (a terminal form, a caller's callback), and is declined with a
+reason when nobody does or the form cannot be shown; anything else is a
+method this client does not offer (-32601), said in words.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .elicitation import Elicitor, answer
+from .jsonrpc import Json
+from .untrusted import shown
+
+METHOD_NOT_FOUND = -32601
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+
+
+def related_task(params: Any) -> Optional[str]:
+    """The task a server's request belongs to, if it says (handshake-era tasks)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    task_id = related.get("taskId") if isinstance(related, dict) else None
+    return task_id if isinstance(task_id, str) else None
+
+
+async def answer_server_request(alias: str, elicitor: Optional[Elicitor], message: Json) -> Json:
+    """The reply to one request from server `alias`."""
+    method = message.get("method")
+    reply: Json = {"jsonrpc": "2.0", "id": message.get("id")}
+    if method == "ping":
+        reply["result"] = {}
+    elif method == "elicitation/create" and elicitor is not None:
+        params = message.get("params")
+        reply["result"] = await answer(elicitor, alias, params, related_task(params))
+    else:
+        reply["error"] = {"code": METHOD_NOT_FOUND,
+                          "message": f"Method not found: this client does not offer {shown(method, 80)}"}
+    return reply

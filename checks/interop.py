@@ -76,7 +76,7 @@ def npm_servers() -> Optional[Path]:
     return place / "node_modules" / ".bin"
 
 
-def servers(with_npm: bool) -> Tuple[Dict[str, Any], Dict[str, Tuple[str, Dict[str, Any]]]]:
+def servers(with_npm: bool) -> Tuple[Dict[str, Any], List[Tuple[str, str, Dict[str, Any]]]]:
     """The config, and for each alias a tool to call with its arguments."""
     current, old = venv("pypi", PYPI), venv("mcp-1.8.1", OLD_SDK)
     (HOME / "old_sdk_server.py").write_text(OLD_SDK_SERVER)
@@ -86,9 +86,9 @@ def servers(with_npm: bool) -> Tuple[Dict[str, Any], Dict[str, Tuple[str, Dict[s
         "fetch": {"command": str(current / "mcp-server-fetch")},
         "oldsdk": {"command": str(old / "python"), "args": [str(HOME / "old_sdk_server.py")]},
     }
-    calls: Dict[str, Tuple[str, Dict[str, Any]]] = {
-        "time": ("get_current_time", {"timezone": "UTC"}), "git": ("git_status", {"repo_path": str(ROOT)}),
-        "oldsdk": ("add", {"a": 2, "b": 3})}
+    calls: List[Tuple[str, str, Dict[str, Any]]] = [
+        ("time", "get_current_time", {"timezone": "UTC"}), ("git", "git_status", {"repo_path": str(ROOT)}),
+        ("oldsdk", "add", {"a": 2, "b": 3})]
     bin_dir = npm_servers() if with_npm else None
     if bin_dir is not None:
         config.update({
@@ -96,8 +96,11 @@ def servers(with_npm: bool) -> Tuple[Dict[str, Any], Dict[str, Tuple[str, Dict[s
             "memory": {"command": str(bin_dir / "mcp-server-memory")},
             "files": {"command": str(bin_dir / "mcp-server-filesystem"), "args": [str(ROOT / "labs")]},
             "thinking": {"command": str(bin_dir / "mcp-server-sequential-thinking")}})
-        calls.update({"everything": ("echo", {"message": "hi"}), "memory": ("read_graph", {}),
-                      "files": ("list_directory", {"path": str(ROOT / "labs")})})
+        calls += [("everything", "echo", {"message": "hi"}), ("memory", "read_graph", {}),
+                  ("files", "list_directory", {"path": str(ROOT / "labs")}),
+                  # taskSupport "required" (the handshake era): called with params.task, polled,
+                  # finished with tasks/result; no terminal here, so no question is asked
+                  ("everything", "simulate-research-query", {"topic": "tides", "ambiguous": True})]
     for entry in config.values():
         entry["timeout"] = 120  # a first start under load can be slow; only a broken server waits for it
     return {"mcpServers": config}, calls
@@ -130,7 +133,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for alias, why in table["offline"].items():
         print(f"  {alias:<11} OFFLINE {why[:120]}")
     failed = []
-    for alias, (tool, arguments) in calls.items():
+    for alias, tool, arguments in calls:
         name = next((t["model_name"] for t in table["tools"] if t["alias"] == alias and t["original_name"] == tool),
                     None)
         alone = HOME / f"{alias}.json"  # one server per call: the table above already had them all at once

@@ -25,7 +25,8 @@ from .errors import RequestTimeout, ServerGone
 from .failures import error_result, reason
 from .jsonrpc import Json
 from .stdio_client import ProgressHandler, StdioClient
-from .task_runner import StatusHandler, TaskBook, TaskPlan
+from .task_runner import StatusHandler, TaskBook, TaskPlan, TaskRecord, run_task
+from .tasks import TaskState
 from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors
 
@@ -120,6 +121,20 @@ class ToolCalls:
         return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
                                          progress_resets_timeout=spec.progress_resets_timeout,
                                          timeout=spec.tool_timeouts.get(entry.original_name), tasks=plan)
+
+    async def resume_task(self, record: TaskRecord) -> Json:
+        """Ask about a task an earlier call left unfinished; its result, or why none."""
+        connection = self.connections.get(record.alias)
+        if connection is None:
+            return not_sent("server offline", f"Server '{record.alias}' is offline; task {record.task_id} "
+                                              "cannot be asked about now.")
+        if connection.info.era != record.era:
+            self.task_book.done(record.task_id)
+            return error_result(f"Server '{record.alias}' now speaks another protocol era; "
+                                f"task {record.task_id} cannot be followed there.")
+        client = connection.client
+        plan = TaskPlan(limit=client.spec.task_timeout, on_status=self.on_task_status, book=self.task_book)
+        return await run_task(client, TaskState(record.task_id, "working"), record.tool, plan)
 
     async def _reconnect(self, alias: str) -> Optional[StdioClient]:
         """The server went away while a task ran: start it again (once) so the

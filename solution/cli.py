@@ -1,7 +1,8 @@
-"""Command line: `tools`, `call NAME JSON` and `ask QUESTION` against a servers config.
+"""Command line: `tools`, `call NAME JSON`, `tasks` and `ask QUESTION` against a servers config.
 
     python -m solution tools [--config FILE] [--json]
     python -m solution call mcp__notes__read_note '{"id": "n-2"}'
+    python -m solution tasks        # results of tasks an interrupted run left behind
     python -m solution ask "What do my notes say about timeouts?"
     QUESTION="..." python -m solution
 
@@ -32,10 +33,13 @@ from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
 from .process import guard_process_tree
+from .prompts import TaskLines, terminal_elicitor
+from .task_runner import TaskBook
 from .untrusted import json_text, shown
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
 DEFAULT_AUDIT = ".mcp-audit.jsonl"
+DEFAULT_TASKS = ".mcp-tasks.json"  # unfinished tasks, for `tasks` after an interrupted run
 
 
 def default_config() -> Path:
@@ -231,6 +235,12 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         tools.consent = Consent(asker(options), {spec.alias: spec.trusted for spec in config.servers}) \
             if options.command != "tools" else None
         tools.audit = audit
+        if options.command != "tools":
+            # Questions from servers: a form at the terminal, or (no terminal) nothing
+            # declared, so a well-behaved server does without asking.
+            tools.elicitor = terminal_elicitor()
+            tools.task_book = TaskBook(options.tasks_file or None)
+            tools.on_task_status = TaskLines()
         await tools.refresh()
         if not tools.connections:
             print("error: no server could be reached: " + "; ".join(
@@ -242,6 +252,8 @@ async def command(options: argparse.Namespace, config: Config) -> int:
             else:
                 print_table(tools)
             return 0
+        if options.command == "tasks":
+            return await resume_tasks(tools, options.json)
         if options.command == "call":
             result = await tools.call(options.name, options.arguments)
             print(json_text(result, indent=2) if options.json
@@ -268,6 +280,26 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         return 1 if run.stopped_at_limit else 0
 
 
+async def resume_tasks(tools: Aggregator, as_json: bool) -> int:
+    """Ask again about the tasks an earlier run left unfinished (Ctrl-C, a lost server)."""
+    records = list(tools.task_book.open.values())
+    if not records:
+        print("no unfinished tasks")
+        return 0
+    failed = False
+    results = []
+    for record in records:
+        result = await tools.resume_task(record)
+        failed = failed or bool(result.get("isError"))
+        results.append({"server": record.alias, "tool": record.tool, "task": record.task_id, "result": result})
+        if not as_json:
+            print(f"{record.alias}/{shown(record.tool, 60)} task {shown(record.task_id, 40)}:")
+            print("\n".join("  " + shown(line) for line in result_text(result).splitlines()))
+    if as_json:
+        print(json_text(results, indent=2))
+    return 1 if failed else 0
+
+
 def not_json(name: str) -> None:
     raise ValueError(f"{name} is not a JSON value")
 
@@ -283,6 +315,9 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     answers.add_argument("--no", action="store_true", help="decline calls that need consent (scripts)")
     common.add_argument("--audit", default=DEFAULT_AUDIT, metavar="FILE",
                         help=f"append every call to this JSON-lines log (default {DEFAULT_AUDIT}; '' for none)")
+    common.add_argument("--tasks-file", default=DEFAULT_TASKS, metavar="FILE",
+                        help=f"keep the ids of unfinished tasks here for `tasks` (default {DEFAULT_TASKS}; "
+                             "'' for none)")
     parser = argparse.ArgumentParser(prog=prog, description="A hand-written MCP client.",
                                      parents=[common])
     sub = parser.add_subparsers(dest="command")
@@ -290,6 +325,8 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     call = sub.add_parser("call", parents=[common], help="call one tool by its model-facing name")
     call.add_argument("name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object (default {})")
+    sub.add_parser("tasks", parents=[common],
+                   help="ask again about tasks an earlier run left unfinished, and show their results")
     ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")
     ask.add_argument("question")
     ask.add_argument("--max-steps", type=int, default=8)

@@ -102,6 +102,10 @@ class TaskBook:
         if not self.path:
             return
         try:
+            if not self.open:  # nothing left to resume: leave no file behind
+                if os.path.exists(self.path):
+                    os.remove(self.path)
+                return
             os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
             with open(self.path, "w", encoding="utf-8") as file:
                 json.dump([asdict(r) for r in self.open.values()], file, ensure_ascii=True)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Literal, Optional
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, EmptyResult, Request, RequestParams, Result
 
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
@@ -133,3 +136,106 @@ async def test_sdk_client_against_the_ticketing_system(fixture: Any, era: str, m
         assert not stats.is_error and stats.structured_content == {"web": 1, "search": 1, "reports": 1}
         late = await client.call_tool("schedule_followup", {"ticket_id": "T-101", "date": "friday"})
         assert late.is_error and "YYYY-MM-DD" in late.content[0].text  # type: ignore[union-attr]
+
+
+# -- tasks, both ways (2026-07-28 with the extension io.modelcontextprotocol/tasks) --------
+
+@pytest.mark.anyio
+async def test_client_follows_tasks_of_an_sdk_built_task_server() -> None:
+    async with Aggregator(config_of([sdk_spec("st", "task_server.py")]), request_timeout=10.0) as tools:
+        await tools.refresh()
+        assert tools.connections["st"].info.capabilities["extensions"] == {"io.modelcontextprotocol/tasks": {}}
+        seen: List[str] = []
+        tools.on_task_status = lambda alias, state: seen.append(state.status)
+        done = await tools.call("mcp__st__slow_sum", {"a": 2, "b": 3})
+        assert not done.get("isError") and done["structuredContent"] == {"result": 5}, done
+        assert seen[0] == "working" and seen[-1] == "completed"
+        broken = await tools.call("mcp__st__broken_sum", {"a": 1, "b": 1})
+        assert broken["isError"] and "error -32603: the adder broke" in text(broken)
+        quick = await tools.call("mcp__st__quick", {"a": 4})
+        assert quick["structuredContent"] == {"result": 8}
+
+
+class TaskHandle(Result):
+    """The 2026 task handle, as the SDK's claim API wants it: a Result subclass."""
+
+    result_type: Literal["task"] = "task"
+    task_id: str
+    status: str
+    created_at: str
+    last_updated_at: str
+    ttl_ms: Optional[int] = None
+    poll_interval_ms: Optional[int] = None
+
+
+class TaskIdParams(RequestParams):
+    task_id: str
+
+
+class GetTask(Request[TaskIdParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: TaskIdParams
+    name_param = "taskId"
+
+
+class UpdateTaskParams(RequestParams):
+    task_id: str
+    input_responses: Dict[str, Any]
+
+
+class UpdateTask(Request[UpdateTaskParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    params: UpdateTaskParams
+    name_param = "taskId"
+
+
+class TaskSnapshot(Result):
+    task_id: str
+    status: str
+    status_message: Optional[str] = None
+    poll_interval_ms: Optional[int] = None
+    input_requests: Optional[Dict[str, Any]] = None
+    result: Optional[Dict[str, Any]] = None
+    error: Optional[Dict[str, Any]] = None
+
+
+class SdkTasks(ClientExtension):
+    """A tasks client written on the SDK's claim API: poll, answer once, return the result."""
+
+    identifier = "io.modelcontextprotocol/tasks"
+
+    def claims(self) -> Any:
+        return [ResultClaim(result_type="task", model=TaskHandle, resolve=self.resolve)]
+
+    async def resolve(self, handle: TaskHandle, ctx: ClaimContext) -> CallToolResult:
+        answered: set = set()  # type: ignore[type-arg]
+        delay = (handle.poll_interval_ms or 1000) / 1000
+        with anyio.fail_after(30):
+            while True:
+                await anyio.sleep(delay)
+                snap = await ctx.session.send_request(GetTask(params=TaskIdParams(task_id=handle.task_id)),
+                                                      TaskSnapshot)
+                if snap.status == "completed":
+                    return CallToolResult.model_validate(snap.result)
+                if snap.status in ("failed", "cancelled"):
+                    raise MCPError(code=(snap.error or {}).get("code", -32603), message=str(snap.error))
+                fresh = {k: v for k, v in (snap.input_requests or {}).items() if k not in answered}
+                if fresh:
+                    replies = {k: {"action": "accept", "content": {"format": "json"}} for k in fresh}
+                    await ctx.session.send_request(UpdateTask(params=UpdateTaskParams(
+                        task_id=handle.task_id, input_responses=replies)), EmptyResult)
+                    answered.update(fresh)
+
+
+@pytest.mark.anyio
+async def test_sdk_client_with_a_tasks_extension_drives_the_fixtures_task(fixture: Any) -> None:
+    tickets = fixture("tickets")
+    async with Client(fixture_params(tickets), mode="auto", read_timeout_seconds=10,
+                      extensions=[SdkTasks()]) as client:
+        done = await client.call_tool("export_tickets", {"format": "csv"})
+        assert not done.is_error and "Exported 3 tickets as CSV" in done.content[0].text  # type: ignore[union-attr]
+    methods = tickets.methods()
+    assert methods.count("tools/call") == 1 and "tasks/get" in methods
+    declared = [e["msg"]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] for e in tickets.entries()
+                if e["kind"] == "in" and e["msg"].get("method") == "tasks/get"]
+    assert all("io.modelcontextprotocol/tasks" in d["extensions"] for d in declared)

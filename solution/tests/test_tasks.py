@@ -212,3 +212,68 @@ async def test_a_required_tool_the_server_cannot_run_as_a_task_is_not_offered(fi
     assert unusable(tool, "legacy", {"tools": {}}) is not None
     assert unusable(tool, "legacy", {"tasks": {"requests": {"tools": {"call": {}}}}}) is None
     assert unusable(tool, "current", {}) is None
+
+
+# -- the protocol half, without processes ---------------------------------------------
+
+def test_handles_are_read_in_each_eras_own_spelling() -> None:
+    from solution.tasks import handle_of
+    current = handle_of({"resultType": "task", "taskId": "a", "status": "working", "ttlMs": 5000,
+                         "pollIntervalMs": 250}, "current")
+    legacy = handle_of({"task": {"taskId": "b", "status": "working", "ttl": None, "pollInterval": 2000}}, "legacy")
+    assert current is not None and (current.poll_seconds, current.ttl_seconds) == (0.25, 5.0)
+    assert legacy is not None and (legacy.poll_seconds, legacy.ttl_seconds) == (2.0, None)
+    # An ordinary result is not a handle, in either era; nor is a legacy-shaped one on the current wire.
+    assert handle_of({"content": [], "resultType": "complete"}, "current") is None
+    assert handle_of({"task": {"taskId": "b", "status": "working"}}, "current") is None
+
+
+def test_a_servers_poll_interval_is_kept_within_bounds() -> None:
+    from solution.tasks import DEFAULT_POLL, MAX_POLL, MIN_POLL, read_state
+    assert read_state({"taskId": "a", "status": "working", "pollIntervalMs": 0}, "current").poll_seconds == MIN_POLL
+    assert read_state({"taskId": "a", "status": "working", "pollIntervalMs": 10 ** 9},
+                      "current").poll_seconds == MAX_POLL
+    assert read_state({"taskId": "a", "status": "working", "pollIntervalMs": "soon"},
+                      "current").poll_seconds == DEFAULT_POLL
+
+
+@pytest.mark.parametrize("body", [{"taskId": "a", "status": "paused"}, {"status": "working"}, [1]])
+def test_a_task_that_is_not_one_is_a_protocol_violation(body: Any) -> None:
+    from solution.errors import ProtocolViolation
+    from solution.tasks import read_state
+    with pytest.raises(ProtocolViolation):
+        read_state(body, "current")
+
+
+def test_settled_ends_the_wait_only_at_a_terminal_status() -> None:
+    from solution.tasks import settled
+    done = {"content": [{"type": "text", "text": "x"}], "isError": True}
+    assert settled(TaskState("a", "working")) is None and settled(TaskState("a", "input_required")) is None
+    assert settled(TaskState("a", "completed", result=done)) == done  # the tool's error, for the model
+    failed = settled(TaskState("a", "failed", error={"code": -32603, "message": "disk full"}))
+    assert failed is not None and failed["isError"] and "error -32603: disk full" in text(failed)
+    cancelled = settled(TaskState("a", "cancelled", "by admin"))
+    assert cancelled is not None and "cancelled" in text(cancelled) and "by admin" in text(cancelled)
+
+
+def test_the_handshake_era_asks_for_a_task_only_where_the_tool_and_server_allow_it() -> None:
+    from solution.tasks import ask_for_task
+    runs: Dict[str, Any] = {"tasks": {"requests": {"tools": {"call": {}}}}}
+    required, optional = {"execution": {"taskSupport": "required"}}, {"execution": {"taskSupport": "optional"}}
+    assert ask_for_task(required, "legacy", runs, False)
+    assert not ask_for_task(optional, "legacy", runs, False) and ask_for_task(optional, "legacy", runs, True)
+    assert not ask_for_task({}, "legacy", runs, True)  # absent: forbidden
+    assert not ask_for_task(required, "legacy", {}, True)  # the server runs no tool tasks
+    assert not ask_for_task(required, "current", runs, True)  # 2026-07-28: the server decides
+
+
+def test_the_task_book_keeps_open_tasks_in_its_file_and_removes_it_when_empty(tmp_path: Any) -> None:
+    from solution.task_runner import TaskBook, TaskRecord
+    path = str(tmp_path / "tasks.json")
+    book = TaskBook(path)
+    book.add(TaskRecord("tickets", "export_tickets", "t1", "current"))
+    assert list(TaskBook(path).open) == ["t1"]
+    book.done("t1")
+    assert not os.path.exists(path)
+    (tmp_path / "tasks.json").write_text("{broken")
+    assert TaskBook(path).open == {}  # a damaged file loses only the resume hints

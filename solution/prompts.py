@@ -1,0 +1,128 @@
+"""The person at the terminal: a server's question as a form, and task status lines.
+
+Everything here shows server words (messages, titles, descriptions, status
+messages) with their control characters made visible and labelled with the
+server's alias, so nothing a server sends can pass for the client's own text
+or redraw the terminal. Parsing a typed answer (`read_value`) is pure, so it is
+tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable, Dict, Optional, TextIO, Tuple
+
+import anyio
+
+from .elicitation import Elicitor, FormField, Question
+from .tasks import TaskState
+from .untrusted import shown
+
+DECLINE, CANCEL = "!decline", "!cancel"  # typed at any prompt
+
+
+def read_value(field: FormField, raw: str) -> Tuple[Any, Optional[str]]:
+    """What a typed answer means for this field: (value, None), or (None, why not)."""
+    text = raw.strip()
+    if field.kind == "boolean":
+        if text.lower() in ("y", "yes", "true", "1"):
+            return True, None
+        if text.lower() in ("n", "no", "false", "0"):
+            return False, None
+        return None, "answer y or n"
+    if field.kind in ("number", "integer"):
+        try:
+            value: Any = int(text) if field.kind == "integer" else float(text)
+        except ValueError:
+            return None, f"a{'n integer' if field.kind == 'integer' else ' number'} is needed"
+        if (field.minimum is not None and value < field.minimum) or \
+                (field.maximum is not None and value > field.maximum):
+            return None, f"it must be between {field.minimum} and {field.maximum}"
+        return value, None
+    if field.kind in ("choice", "choices"):
+        picked = []
+        for part in (text.split(",") if field.kind == "choices" else [text]):
+            part = part.strip()
+            match = [v for i, (v, label) in enumerate(field.options, 1) if part in (str(i), str(v))]
+            if not match:
+                return None, f"pick one of 1-{len(field.options)}"
+            picked.append(match[0])
+        return (picked if field.kind == "choices" else picked[0]), None
+    if (field.minimum is not None and len(text) < field.minimum) or \
+            (field.maximum is not None and len(text) > field.maximum):
+        return None, f"it must be {field.minimum or 0} to {field.maximum or 'any number of'} characters"
+    return text, None
+
+
+def describe(field: FormField) -> str:
+    """The prompt line for one field: the server's label, then the client's own hints."""
+    hints = [field.kind if not field.format else field.format]
+    if field.kind in ("choice", "choices"):
+        hints = ["; ".join(f"{i}={shown(label, 40)}" for i, (_, label) in enumerate(field.options, 1))]
+    if field.minimum is not None or field.maximum is not None:
+        hints.append(f"{field.minimum if field.minimum is not None else ''}..{field.maximum if field.maximum is not None else ''}")
+    hints.append("required" if field.required else "optional, Enter to skip")
+    line = f"  {shown(field.title, 60)} ({', '.join(hints)})"
+    if field.description:
+        line += f"\n    {shown(field.description, 200)}"
+    if field.secret:
+        line += ("\n    warning: this looks like a password, token or key; servers must not ask for "
+                 "those in a form. Type !decline unless you are sure.")
+    return line + "\n  > "
+
+
+def terminal_form(read: Callable[[str], str] = input, out: TextIO = sys.stderr) -> Elicitor:
+    """An elicitor that asks at the terminal, field by field."""
+    async def ask(question: Question) -> Dict[str, Any]:
+        task = f" (task {shown(question.task_id, 20)})" if question.task_id else ""
+        out.write(f"\nserver '{shown(question.alias, 40)}' asks{task}; its words follow, quoted:\n"
+                  f"  \u201c{shown(question.message, 500)}\u201d\n"
+                  f"(type {DECLINE} or {CANCEL} at any prompt)\n")
+        out.flush()
+        content: Dict[str, Any] = {}
+        for field in question.fields:
+            while True:
+                raw = await anyio.to_thread.run_sync(read, describe(field))
+                if raw.strip() in (DECLINE, CANCEL):
+                    return {"action": raw.strip()[1:]}
+                if not raw.strip() and not field.required:
+                    break
+                value, problem = read_value(field, raw)
+                if problem is None:
+                    content[field.name] = value
+                    break
+                out.write(f"    {problem}\n")
+        return {"action": "accept", "content": content}
+    return ask
+
+
+def terminal_elicitor() -> Optional[Elicitor]:
+    """A form at the terminal when there is one; None (nothing declared) otherwise."""
+    stdin = sys.stdin
+    if stdin is None or not stdin.isatty():
+        return None
+    return terminal_form()
+
+
+class TaskLines:
+    """A task's status as lines on stderr: one when the status or its message
+    changes, at most `per_second` a second (the last state is never lost
+    for long: a change of status is always shown)."""
+
+    def __init__(self, out: TextIO = sys.stderr, per_second: float = 2.0) -> None:
+        self.out = out
+        self.gap = 1.0 / per_second
+        self.last: Dict[str, Tuple[str, str, float]] = {}
+
+    def __call__(self, alias: str, state: TaskState) -> None:
+        before = self.last.get(state.task_id)
+        now = time.monotonic()
+        if before is not None and before[:2] == (state.status, state.message):
+            return
+        if before is not None and before[0] == state.status and now - before[2] < self.gap:
+            return
+        self.last[state.task_id] = (state.status, state.message, now)
+        message = f": {shown(state.message, 100)}" if state.message else ""
+        self.out.write(f"  task {shown(state.task_id, 12)} on {alias}: {state.status}{message}\n")
+        self.out.flush()

@@ -1,0 +1,110 @@
+"""A server's question as a form: which schemas become which fields, what is
+refused, how answers are checked, and how a terminal reads them."""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Dict, List
+
+import pytest
+
+from solution.elicitation import Question, Unsupported, answer, field_from_schema, question_from
+from solution.prompts import TaskLines, describe, read_value, terminal_form
+from solution.tasks import TaskState
+
+SCHEMA = {"type": "object", "required": ["size"],
+          "properties": {"size": {"type": "integer", "minimum": 1, "maximum": 3},
+                         "colour": {"type": "string", "enum": ["red", "blue"], "enumNames": ["Red", "Blue"]},
+                         "tags": {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"},
+                                                                       {"const": "b", "title": "B"}]}},
+                         "email": {"type": "string", "format": "email"},
+                         "ok": {"type": "boolean", "default": True}}}
+
+
+def test_each_simple_kind_becomes_its_field() -> None:
+    question = question_from("shop", {"message": "Order?", "requestedSchema": SCHEMA})
+    fields = {f.name: f for f in question.fields}
+    assert (fields["size"].kind, fields["size"].minimum, fields["size"].maximum, fields["size"].required) == \
+        ("integer", 1, 3, True)
+    assert fields["colour"].options == [("red", "Red"), ("blue", "Blue")]
+    assert fields["tags"].kind == "choices" and [v for v, _ in fields["tags"].options] == ["a", "b"]
+    assert (fields["email"].kind, fields["email"].format) == ("text", "email")
+    assert fields["ok"].kind == "boolean" and fields["ok"].default is True
+
+
+@pytest.mark.parametrize("schema, words", [({"type": "object"}, "type 'object'"),
+                                           ({"type": "string", "format": "ipv4"}, "format"),
+                                           ({"type": "array", "items": {"type": "string"}}, "fixed set"),
+                                           ("nope", "no schema")])
+def test_what_a_form_cannot_show_is_refused_with_the_reason(schema: Any, words: str) -> None:
+    with pytest.raises(Unsupported, match=words):
+        field_from_schema("x", schema, False)
+
+
+@pytest.mark.parametrize("name, schema", [("password", {"type": "string"}),
+                                          ("key", {"type": "string", "title": "Your API key"}),
+                                          ("x", {"type": "string", "description": "a GitHub token"})])
+def test_a_field_that_asks_for_a_credential_is_flagged(name: str, schema: Dict[str, Any]) -> None:
+    assert field_from_schema(name, schema, True).secret
+    assert "must not ask" in describe(field_from_schema(name, schema, True))
+
+
+def test_ordinary_fields_are_not_flagged() -> None:
+    assert not field_from_schema("keyword", {"type": "string", "title": "Search words"}, True).secret
+
+
+@pytest.mark.anyio
+async def test_without_anyone_to_ask_or_with_a_url_form_the_answer_is_decline() -> None:
+    assert (await answer(None, "s", {"requestedSchema": SCHEMA}))["action"] == "decline"
+
+    async def person(question: Question) -> Dict[str, Any]:
+        raise AssertionError("never asked")
+    url = await answer(person, "s", {"mode": "url", "url": "https://example.com", "message": "m"})
+    assert url["action"] == "decline" and "mode 'url'" in str(url["_meta"])
+
+
+@pytest.mark.anyio
+async def test_an_answer_that_breaks_the_schema_is_never_sent() -> None:
+    async def person(question: Question) -> Dict[str, Any]:
+        return {"action": "accept", "content": {"size": 9}}
+    sent = await answer(person, "s", {"message": "m", "requestedSchema": SCHEMA})
+    assert sent["action"] == "cancel" and "content" not in sent and "maximum" in str(sent["_meta"])
+
+
+def test_typed_answers_are_read_by_kind() -> None:
+    fields = {f.name: f for f in question_from("s", {"requestedSchema": SCHEMA}).fields}
+    assert read_value(fields["size"], "2") == (2, None)
+    assert read_value(fields["size"], "7")[1] == "it must be between 1 and 3"
+    assert read_value(fields["colour"], "2") == ("blue", None)
+    assert read_value(fields["colour"], "red") == ("red", None)
+    assert read_value(fields["tags"], "1, b") == (["a", "b"], None)
+    assert read_value(fields["ok"], "n") == (False, None)
+    assert read_value(fields["ok"], "maybe")[1] == "answer y or n"
+
+
+@pytest.mark.anyio
+async def test_the_terminal_form_asks_field_by_field_and_marks_the_servers_words() -> None:
+    typed: List[str] = ["9", "3", "", "", "me@example.com", "y"]
+    out = io.StringIO()
+    ask = terminal_form(lambda prompt: typed.pop(0), out)
+    question = question_from("shop", {"message": "Order?\x1b[2J", "requestedSchema": SCHEMA})
+    reply = await ask(question)
+    assert reply == {"action": "accept", "content": {"size": 3, "email": "me@example.com", "ok": True}}
+    shown = out.getvalue()
+    assert "server 'shop' asks" in shown and "\x1b" not in shown and "between 1 and 3" in shown
+
+
+@pytest.mark.anyio
+async def test_typing_decline_at_any_prompt_declines() -> None:
+    ask = terminal_form(lambda prompt: "!decline", io.StringIO())
+    assert await ask(question_from("s", {"requestedSchema": SCHEMA})) == {"action": "decline"}
+
+
+def test_task_lines_show_changes_once() -> None:
+    out = io.StringIO()
+    lines = TaskLines(out)
+    for status, message in [("working", "a"), ("working", "a"), ("input_required", "q"), ("completed", "")]:
+        lines("tickets", TaskState("t1", status, message))
+    shown = out.getvalue().splitlines()
+    assert [line.split(": ")[1] if ": " in line else line for line in shown][0].startswith("working")
+    assert len(shown) == 3 and "completed" in shown[-1]

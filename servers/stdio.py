@@ -26,7 +26,9 @@ from servers.tasks import TaskBoard
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
-HOLD_LIMIT = 5.0  # a held reply goes out after this even if no other reply does
+# A held reply goes out after this even if no other reply does: generous, so
+# only a client that never sends a second request ever waits for it.
+HOLD_LIMIT = 30.0
 
 
 class Journal:
@@ -70,7 +72,7 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
                              "no concurrency, so no --latency or --hold) (MCP_LAB_INLINE)")
     parser.add_argument("--hold", action="append", default=[], metavar="TOOL",
                         help="hold each reply to a call of TOOL until another reply has gone out "
-                             "(at most 5 s), so replies come back out of order; repeatable")
+                             "(at most 30 s), so replies come back out of order; repeatable")
     parser.add_argument("--paging", choices=PAGING_MODES, default="normal",
                         help="normal; empty-cursor: the cursor to the second page is \"\" (a real "
                              "cursor); endless: every page has a nextCursor (a client must stop itself)")
@@ -125,7 +127,8 @@ class StdioShell:
         self._cancelled: Set[Any] = set()
         self._out = sys.stdout.buffer
         self._workers: List[threading.Thread] = []
-        self._other_reply = threading.Event()
+        self._replies = threading.Condition()
+        self._replies_written = 0  # replies (messages with an id) written so far
         self._listeners: Set[Any] = set()
         self._asked: Dict[int, List[Any]] = {}  # id of a request to the client -> [event, its reply]
         self._next_ask = 0
@@ -144,7 +147,9 @@ class StdioShell:
             self._out.write(data)
             self._out.flush()
             if "id" in message:
-                self._other_reply.set()
+                with self._replies:
+                    self._replies_written += 1
+                    self._replies.notify_all()
 
     def reporter(self, message: Optional[Json]) -> Report:
         """Progress for this request, if it asked for it with a progressToken."""
@@ -188,7 +193,7 @@ class StdioShell:
         if getattr(self.server, "initialized", False):  # the handshake era: unsolicited
             self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
-    def answer(self, line: bytes, message: Optional[Json]) -> None:
+    def answer(self, line: bytes, message: Optional[Json], replies_before: int = 0) -> None:
         """Work out and send the reply to one line (runs on its own thread)."""
         delay = self.options.delay
         if message is not None and message.get("method") == "tools/call":
@@ -202,8 +207,10 @@ class StdioShell:
             return
         if message is not None and message.get("method") == "tools/call" and \
                 (message.get("params") or {}).get("name") in self.options.hold:
-            self._other_reply.clear()
-            self._other_reply.wait(HOLD_LIMIT)  # until some other reply has been written
+            # Until a reply written after this request arrived (counted, not
+            # signalled, so a reply that beats this thread here still counts).
+            with self._replies:
+                self._replies.wait_for(lambda: self._replies_written > replies_before, HOLD_LIMIT)
         reply = self.server.handle_line(line) if message is None \
             else self.server.handle_message(message, self.reporter(message))
         if reply is None:
@@ -275,7 +282,7 @@ class StdioShell:
         if self.options.inline or (message is not None and message.get("method") == "initialize"):
             self.answer(line, message)  # in order: nothing may overtake the handshake
             return
-        worker = threading.Thread(target=self.answer, args=(line, message), daemon=True)
+        worker = threading.Thread(target=self.answer, args=(line, message, self._replies_written), daemon=True)
         self._workers.append(worker)
         worker.start()
 

@@ -153,6 +153,10 @@ async def run_task(server: TaskServer, handle: TaskState, tool: str, plan: TaskP
     except ServerGone as exc:  # the id is kept for a later resume
         return error_result(f"{reason(exc)}; task {shown(handle.task_id, 40)} was still running. Its id is kept: "
                             "after the server is back, ask about it again.")
+    except Exception:  # a broken answer (a bad status, a refused update): stop the work, then report
+        await cancel_task(server, handle.task_id)
+        finished = True
+        raise
     finally:
         if finished:
             book.done(handle.task_id)

@@ -16,7 +16,7 @@ import pytest
 
 from solution.aggregator import Aggregator
 from solution.config import config_of
-from solution.elicitation import Question
+from solution.elicitation import Elicitor, Question
 from solution.tasks import TaskState
 
 from .conftest import Fixture
@@ -277,3 +277,41 @@ def test_the_task_book_keeps_open_tasks_in_its_file_and_removes_it_when_empty(tm
     assert not os.path.exists(path)
     (tmp_path / "tasks.json").write_text("{broken")
     assert TaskBook(path).open == {}  # a damaged file loses only the resume hints
+
+
+class Scripted:
+    """A server that answers from a script (the TaskServer shape, no process)."""
+
+    alias, era = "s", "current"
+
+    def __init__(self, *replies: Any) -> None:
+        self.elicitor: Optional[Elicitor] = None
+        self.replies = list(replies)
+        self.sent: List[str] = []
+
+    async def request(self, method: str, params: Optional[Dict[str, Any]] = None, **options: Any) -> Any:
+        self.sent.append(method)
+        if method == "tasks/cancel":
+            return {}
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+
+async def test_a_task_answer_the_client_cannot_read_stops_the_work_before_the_error() -> None:
+    from solution.errors import ProtocolViolation
+    from solution.task_runner import TaskPlan, run_task
+    server = Scripted({"taskId": "t", "status": "paused"})
+    with pytest.raises(ProtocolViolation, match="unknown status"):
+        await run_task(server, TaskState("t", "working", poll_seconds=0.05), "tool", TaskPlan())
+    assert server.sent == ["tasks/get", "tasks/cancel"]
+
+
+async def test_failed_polls_back_off_and_a_slow_poll_is_not_a_failed_task() -> None:
+    from solution.errors import RequestTimeout
+    from solution.task_runner import TaskPlan, run_task
+    done = {"taskId": "t", "status": "completed", "result": {"content": [], "isError": False}}
+    server = Scripted(RequestTimeout("tasks/get", 1.0), RequestTimeout("tasks/get", 1.0), done)
+    result = await run_task(server, TaskState("t", "working", poll_seconds=0.05), "tool", TaskPlan())
+    assert result == done["result"] and server.sent == ["tasks/get"] * 3

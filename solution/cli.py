@@ -3,6 +3,7 @@
     python -m solution tools [--config FILE] [--json]
     python -m solution call mcp__notes__read_note '{"id": "n-2"}'
     python -m solution tasks        # results of tasks an interrupted run left behind
+    python -m solution stubs        # the tool table as typed Python stubs (code mode)
     python -m solution ask "What do my notes say about timeouts?"
     QUESTION="..." python -m solution
 
@@ -34,6 +35,7 @@ from .model import result_text
 from .models import choose_model
 from .process import guard_process_tree
 from .prompts import TaskLines, terminal_elicitor
+from .stubs import stub_modules
 from .task_runner import TaskBook
 from .untrusted import json_text, shown
 
@@ -225,7 +227,8 @@ def quiet_stdout() -> None:
 
 
 async def command(options: argparse.Namespace, config: Config) -> int:
-    audit = AuditLog(Path(options.audit) if options.audit and options.command != "tools" else None)
+    listing = options.command in ("tools", "stubs")  # nothing is called: no audit, no consent
+    audit = AuditLog(Path(options.audit) if options.audit and not listing else None)
     try:
         audit.check_writable()  # before any server starts, so no call goes out unrecorded
     except ConfigError as exc:
@@ -233,9 +236,9 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         return 2
     async with Aggregator(config, request_timeout=options.timeout) as tools:
         tools.consent = Consent(asker(options), {spec.alias: spec.trusted for spec in config.servers}) \
-            if options.command != "tools" else None
+            if not listing else None
         tools.audit = audit
-        if options.command != "tools":
+        if not listing:
             # Questions from servers: a form at the terminal, or (no terminal) nothing
             # declared, so a well-behaved server does without asking.
             tools.elicitor = terminal_elicitor()
@@ -246,6 +249,9 @@ async def command(options: argparse.Namespace, config: Config) -> int:
             print("error: no server could be reached: " + "; ".join(
                 f"{a}: {shown(r, 300)}" for a, r in tools.offline.items()), file=sys.stderr)
             return 2
+        if options.command == "stubs":
+            print_stubs(tools)
+            return 0
         if options.command == "tools":
             if options.json:
                 print(json_text(table_json(tools), indent=2))
@@ -278,6 +284,16 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         else:
             print_run(run, note)
         return 1 if run.stopped_at_limit else 0
+
+
+def print_stubs(tools: Aggregator) -> None:
+    """Code mode's view of the table: one typed stub module per connected server."""
+    servers: Dict[str, List[Any]] = {}
+    for entry in tools.entries.values():
+        servers.setdefault(entry.alias, []).append(entry.tool)
+    for module in stub_modules(servers):
+        print(f"# ---- {module.name}.pyi (server '{module.alias}') ----")
+        print(module.source)
 
 
 async def resume_tasks(tools: Aggregator, as_json: bool) -> int:
@@ -325,6 +341,8 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     call = sub.add_parser("call", parents=[common], help="call one tool by its model-facing name")
     call.add_argument("name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object (default {})")
+    sub.add_parser("stubs", parents=[common],
+                   help="show the typed Python stubs code mode builds from the tool schemas")
     sub.add_parser("tasks", parents=[common],
                    help="ask again about tasks an earlier run left unfinished, and show their results")
     ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")

@@ -1,0 +1,81 @@
+"""Code mode's stubs: every fixture tool becomes a typed function that type-checks,
+names are legal and mapped back by table, and server text stays inert."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from solution.aggregator import Aggregator
+from solution.config import config_of
+from solution.stubs import module_for, stub_modules
+
+ODD: List[Dict[str, Any]] = [
+    {"name": "class", "inputSchema": {"type": "object", "properties": {"from": {"type": "string"},
+                                                                       "n": {"type": "integer"}},
+                                      "required": ["n"]}},
+    {"name": "2fa.reset", "inputSchema": {"type": "object"}},
+    {"name": "tree", "inputSchema": {"type": "object", "properties": {"root": {"$ref": "#/$defs/node"}},
+                                     "$defs": {"node": {"type": "object", "properties": {
+                                         "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}},
+     "outputSchema": {"type": "object", "properties": {"a-b": {"type": ["string", "null"]},
+                                                       "size": {"enum": [1.5, 2]}}}},
+    {"name": "evil", "description": 'ends here """ \x1b[2J import os', "inputSchema": {
+        "type": "object", "properties": {"mode": {"oneOf": [{"const": "a"}, {"const": "b"}]}}}},
+]
+
+
+def test_names_are_legal_unique_and_mapped_back_by_table() -> None:
+    module = module_for("odd", ODD)
+    assert set(module.originals.values()) == {"class", "2fa.reset", "tree", "evil"}
+    assert all(name.isidentifier() for name in module.originals)
+    assert module.originals["evil"] == "evil" and "class" not in module.originals
+
+
+def test_server_text_cannot_end_the_docstring_or_reach_the_terminal() -> None:
+    source = module_for("odd", ODD).source
+    compile(source, "odd.pyi", "exec")  # still one docstring: the server's quotes are escaped
+    assert "\x1b" not in source and 'ends here \\"\\"\\"' in source
+
+
+def test_schema_constructs_become_types() -> None:
+    source = module_for("odd", ODD).source
+    assert "n: int, from" not in source  # a keyword cannot be a parameter: left to the arguments
+    assert "mode: Literal['a', 'b'] | None = None" in source
+    assert "list[Any]" in source  # the recursive $ref stops at Any
+    assert "TypedDict('TreeResult', {'a-b': str | None, 'size': Any}, total=False)" in source
+
+
+@pytest.mark.anyio
+async def test_every_fixture_tools_stub_type_checks(fixture: Any, tmp_path: Path) -> None:
+    async with Aggregator(config_of([fixture("notes").spec, fixture("tickets").spec])) as tools:
+        await tools.refresh()
+        servers: Dict[str, List[Any]] = {}
+        for entry in tools.entries.values():
+            servers.setdefault(entry.alias, []).append(entry.tool)
+    modules = stub_modules({**servers, "odd": ODD})
+    assert sum(len(m.originals) for m in modules) == len(tools.entries) + len(ODD)
+    for module in modules:
+        (tmp_path / f"{module.name}.pyi").write_text(module.source)
+    # A script a model might write against them, misusing nothing.
+    (tmp_path / "script.py").write_text(
+        "import notes, tickets\n\n\n"
+        "async def main() -> None:\n"
+        "    found = await notes.search(query='paging')\n"
+        "    for hit in found['results']:\n"
+        "        print(hit['id'], hit['title'])\n"
+        "    export = await tickets.export_tickets(format='csv')\n"
+        "    print(len(export['tickets']))\n")
+    (tmp_path / "wrong.py").write_text(
+        "import tickets\n\n\nasync def main() -> None:\n    await tickets.export_tickets(format='xml')\n")
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "script.py",
+                              *[f"{m.name}.pyi" for m in modules]],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=240)
+    assert checked.returncode == 0, checked.stdout
+    wrong = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "wrong.py"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=240)
+    assert wrong.returncode == 1 and "wrong.py:5" in wrong.stdout and "Literal['xml']" in wrong.stdout

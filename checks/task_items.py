@@ -31,7 +31,7 @@ def text(result: Dict[str, Any]) -> str:
     return " ".join(str(b.get("text", "")) for b in result.get("content") or [] if isinstance(b, dict))
 
 
-def sent(journal: Journal, method: Optional[str] = None, **where: Any) -> List[Entry]:
+def sent(journal: Journal, method: Optional[str] = None) -> List[Entry]:
     return [e for e in journal.entries() if e.kind == "out" and (method is None or e.msg.get("method") == method)]
 
 
@@ -43,12 +43,13 @@ def last_snapshot(journal: Journal) -> Dict[str, Any]:
     return dict(replies[-1]) if replies else {}
 
 
-async def call_export(target: Target, lab: Lab, spec: Any, alias: str, arguments: Dict[str, Any],
-                      elicitor: Any = None, extension: str = "E6") -> Dict[str, Any]:
+async def call_one(target: Target, lab: Lab, spec: Any, alias: str, arguments: Dict[str, Any], *,
+                   tool: str = EXPORT, elicitor: Any = None, extension: str = "E6") -> Dict[str, Any]:
+    """Call one tool of a server alone in its table (so no exercise 3 is needed)."""
     async with await aggregator_for(target, lab, [spec]) as tools:
         tools.elicitor = elicitor
         await refreshed(target, tools)
-        entry = found(tools, alias, EXPORT, EXTENSIONS[extension])
+        entry = found(tools, alias, tool, EXTENSIONS[extension])
         result: Dict[str, Any] = await tools.call(entry.model_name, arguments)
         return result
 
@@ -58,7 +59,7 @@ async def call_export(target: Target, lab: Lab, spec: Any, alias: str, arguments
 async def tasks(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E6"])
     # 1. A task that completes: the client's result is the one the server stored.
-    done = await call_export(target, lab, lab.server("tickets"), "tickets", {"format": "json"})
+    done = await call_one(target, lab, lab.server("tickets"), "tickets", {"format": "json"})
     journal = lab.journal("tickets")
     stored = last_snapshot(journal)
     if stored.get("status") != "completed" or done != stored.get("result"):
@@ -69,7 +70,7 @@ async def tasks(target: Target, lab: Lab) -> str:
     async def answer(question: Any) -> Dict[str, Any]:
         return {"action": "accept", "content": {"format": "json"}}
     asked_spec = lab.server("tickets", "asking-tickets")
-    asked = await call_export(target, lab, asked_spec, "asking-tickets", {}, answer)
+    asked = await call_one(target, lab, asked_spec, "asking-tickets", {}, elicitor=answer)
     asking = lab.journal("asking-tickets")
     final = last_snapshot(asking)
     waited = any((e.msg.get("result") or {}).get("status") == "input_required" for e in sent(asking))
@@ -79,14 +80,14 @@ async def tasks(target: Target, lab: Lab) -> str:
                    f"{final.get('status')!r}\ngot: {json.dumps(asked)[:160]}{where}")
     # 3. A task that fails: an error the model can read, with the server's reason.
     failing = lab.server("tickets", "failing-tickets", task_timeout=FAILED_TASK_LIMIT)
-    failed = await call_export(target, lab, failing, "failing-tickets", {"format": "csv", "queue": "archive"})
+    failed = await call_one(target, lab, failing, "failing-tickets", {"format": "csv", "queue": "archive"})
     reason = ((last_snapshot(lab.journal("failing-tickets")).get("error")) or {}).get("message", "")
     if not failed.get("isError") or not reason or reason not in text(failed):
         raise Fail(f"expected: status failed ends the wait with an isError result naming the server's error\n"
                    f"journal: the task failed with {reason!r}\ngot: {text(failed)[:200]}{where}")
     # 4. The handshake era: asked for with params.task, the result from tasks/result.
     old = lab.server("tickets", "old-tickets", "--era", "legacy")
-    legacy = await call_export(target, lab, old, "old-tickets", {"format": "csv"})
+    legacy = await call_one(target, lab, old, "old-tickets", {"format": "csv"})
     old_journal = lab.journal("old-tickets")
     fetched = old_journal.requests("tasks/result")
     reply = old_journal.reply_to(fetched[-1]) if fetched else None
@@ -97,7 +98,7 @@ async def tasks(target: Target, lab: Lab) -> str:
                    f"journal: {len(fetched)} tasks/result\ngot: {text(legacy)[:160]}{where}")
     # 5. A task past its limit is cancelled on the server, and the work stops.
     slow = lab.server("tickets", "slow-tickets", "--task-steps", "400", task_timeout=CANCEL_LIMIT)
-    await call_export(target, lab, slow, "slow-tickets", {"format": "csv"})
+    await call_one(target, lab, slow, "slow-tickets", {"format": "csv"})
     slow_journal = lab.journal("slow-tickets")
     stopped = [e for e in slow_journal.entries() if e.kind == "work-stopped"]
     if not slow_journal.requests("tasks/cancel") or not stopped:
@@ -111,16 +112,6 @@ async def tasks(target: Target, lab: Lab) -> str:
 
 # -- E7 -------------------------------------------------------------------------
 
-async def call_tool(target: Target, lab: Lab, spec: Any, alias: str, tool: str, arguments: Dict[str, Any],
-                    elicitor: Any) -> Dict[str, Any]:
-    async with await aggregator_for(target, lab, [spec]) as tools:
-        tools.elicitor = elicitor
-        await refreshed(target, tools)
-        entry = found(tools, alias, tool, EXTENSIONS["E7"])
-        result: Dict[str, Any] = await tools.call(entry.model_name, arguments)
-        return result
-
-
 async def elicitation(target: Target, lab: Lab) -> str:
     """`set_priority` asks for the priority when none is given: by an
     input_required round in 2026-07-28, by a request of its own in the
@@ -133,8 +124,8 @@ async def elicitation(target: Target, lab: Lab) -> str:
     async def person(question: Any) -> Dict[str, Any]:
         questions.append(question)
         return {"action": "accept", "content": {"priority": "high", "note": "customer waiting"}}
-    result = await call_tool(target, lab, lab.server("tickets"), "tickets", "set_priority",
-                             {"ticket_id": "T-102"}, person)
+    result = await call_one(target, lab, lab.server("tickets"), "tickets", {"ticket_id": "T-102"},
+                            tool="set_priority", elicitor=person, extension="E7")
     calls = lab.journal("tickets").calls("set_priority")
     fields = {f.name: f for f in questions[0].fields} if questions else {}
     form = {name: (f.kind, [v for v, _ in f.options]) for name, f in fields.items()}
@@ -153,8 +144,9 @@ async def elicitation(target: Target, lab: Lab) -> str:
     # 2. The handshake era: the server's own elicitation/create request, declined.
     async def decliner(question: Any) -> Dict[str, Any]:
         return {"action": "decline"}
-    declined = await call_tool(target, lab, lab.server("tickets", "old-tickets", "--era", "legacy"),
-                               "old-tickets", "set_priority", {"ticket_id": "T-101"}, decliner)
+    declined = await call_one(target, lab, lab.server("tickets", "old-tickets", "--era", "legacy"),
+                              "old-tickets", {"ticket_id": "T-101"}, tool="set_priority", elicitor=decliner,
+                              extension="E7")
     old = lab.journal("old-tickets")
     asks = [e.msg.get("id") for e in sent(old, "elicitation/create")]
     replies = [e.msg.get("result") for e in old.entries() if e.kind == "in" and "method" not in e.msg

@@ -303,10 +303,7 @@ class Server:
 
     def can_elicit(self, params: Json) -> bool:
         """Whether this request's sender declared form elicitation (2026-07-28: per request)."""
-        capabilities = client_capabilities(params)
-        elicitation = capabilities.get("elicitation")
-        # `{}` means form support too, for clients written before modes existed.
-        return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+        return declares_form(client_capabilities(params))
 
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -318,6 +315,13 @@ def client_capabilities(params: Json) -> Json:
     meta = params.get("_meta")
     capabilities = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
     return capabilities if isinstance(capabilities, dict) else {}
+
+
+def declares_form(capabilities: Any) -> bool:
+    """Whether declared capabilities include form elicitation (either era)."""
+    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    # `{}` means form support too, for clients written before modes existed.
+    return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
 
 
 def declares_tasks(params: Json) -> bool:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from servers.core import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, VERSION_KEY, Json,
-                          Report, RpcError, Server, handle_request, no_report, parse_request)
+                          Report, RpcError, Server, declares_form, handle_request, no_report,
+                          parse_request)
 from servers.tasks import TaskBoard
 
 LEGACY_VERSION = "2025-11-25"
@@ -90,9 +91,7 @@ class LegacyFront:
         # Echo a version we speak; otherwise offer our newest, as the handshake says.
         version = requested if requested in HANDSHAKE_VERSIONS else LEGACY_VERSION
         self.initialized = True
-        declared = params.get("capabilities")
-        elicitation = declared.get("elicitation") if isinstance(declared, dict) else None
-        self.can_elicit = isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+        self.can_elicit = declares_form(params.get("capabilities"))
         capabilities: Json = {"tools": {"listChanged": self.server.list_changes}}
         if self.server.tasks is not None:
             capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}

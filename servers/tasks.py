@@ -31,8 +31,6 @@ from typing import Any, Callable, Dict, List, Optional
 
 from servers.core import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
 
-EXTENSION = "io.modelcontextprotocol/tasks"
-MISSING_CAPABILITY = -32021
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 TERMINAL = ("completed", "failed", "cancelled")
 STOP_WAIT = 5.0  # seconds a cancel waits for the job to notice

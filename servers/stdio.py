@@ -144,11 +144,16 @@ class StdioShell:
             if self.options.fail == "garbage" and "id" in message:
                 self._out.write(b"this line is not JSON-RPC\n")
             self.journal.record("out", msg=message)
+            if "id" in message:
+                # Counted before the bytes leave: whatever the client sends
+                # in answer to them is read after the count has moved, so a
+                # hold that starts then never mistakes this reply for a new one.
+                with self._replies:
+                    self._replies_written += 1
             self._out.write(data)
             self._out.flush()
             if "id" in message:
                 with self._replies:
-                    self._replies_written += 1
                     self._replies.notify_all()
 
     def reporter(self, message: Optional[Json]) -> Report:

@@ -28,6 +28,12 @@ def passing(verdicts: Dict[int, Verdict]) -> set[int]:
     return {n for n, v in verdicts.items() if v.status == "pass"}
 
 
+def unexpected(verdicts: Dict[int, Verdict], expected: set[int]) -> Dict[int, str]:
+    """Every verdict that is not what was expected, both ways, with its account."""
+    return {n: f"{v.status}: {v.message}" for n, v in verdicts.items()
+            if (v.status == "pass") != (n in expected)}
+
+
 def test_both_packages_have_the_same_modules() -> None:
     assert MODULES == sorted(p.name for p in (ROOT / "starter").glob("*.py"))
 
@@ -99,7 +105,7 @@ def test_item_8_is_red_because_refresh_raised(starter: Dict[int, Verdict]) -> No
 def test_each_exercise_alone_flips_exactly_its_own_items(variant: Variant, number: int) -> None:
     verdicts = verdicts_for(variant("starter", from_solution=(number,)))
     expected = STARTER_GREEN | set(EXERCISES[number].items)
-    assert passing(verdicts) == expected, {n: v.message for n, v in verdicts.items() if n not in expected}
+    assert passing(verdicts) == expected, unexpected(verdicts, expected)
 
 
 def test_each_extension_is_one_region_in_its_own_file_in_both_packages() -> None:
@@ -136,7 +142,7 @@ def test_the_solution_passes_every_extension() -> None:
 def test_each_extension_alone_flips_exactly_its_own_item(variant: Variant, name: str) -> None:
     verdicts = verdicts_for(variant("starter", extensions=(name,)), extensions=True)
     expected = STARTER_GREEN | {10 + int(name[1])}
-    assert passing(verdicts) == expected, {n: v.message for n, v in verdicts.items() if n not in expected}
+    assert passing(verdicts) == expected, unexpected(verdicts, expected)
 
 
 @pytest.mark.skipif(not os.environ.get("MCP_LAB_SHIPPED"), reason="CI only: the tree must hold the shipped starter")

@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable, Dict, List
 
 import anyio
 
+from checks.code_tokens import demo_tokens
 from checks.target import ROOT
 from solution.aggregator import Aggregator
 from solution.connector import Connection
@@ -234,6 +235,11 @@ def main(argv: "List[str] | None" = None) -> int:
         "", True)
     row("   the SDK's low-level stdio server", f"{served['sdk server'].median:,.0f} "
         f"({served['sdk server'].spread()})", "same client", "", True)
+    saved = anyio.run(demo_tokens)  # counted, not timed: the same on any machine
+    row("7. code mode, demo question: tokens sent", f"{saved['code_mode']:,} ({saved['code_mode_turns']} turns) "
+        f"vs direct {saved['direct']:,} ({saved['direct_turns']})",
+        f"direct/code {saved['direct'] / saved['code_mode']:.2f}x", ">= 1.5x",
+        saved["direct"] / saved["code_mode"] >= 1.5 and bool(saved["same_answer"]))
     missed = [r[0].strip() for r in rows if r[4] == "MISSED"]
     print(f"bench: {len(rows)} rows, {len(missed)} targets missed" + (f": {', '.join(missed)}" if missed else ""))
     return 0

@@ -50,9 +50,10 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
                         help="show the wire conversation of every item (failing items always show its end)")
     parser.add_argument("--watch", action="store_true", help="run again on every save under the target")
     parser.add_argument("--extensions", action="store_true",
-                        help="after the nine, run E1-E7 (consent, list changes, progress, many tools, "
-                             "structured results, tasks, elicitation); they then count in the exit status")
-    parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E7)")
+                        help="after the nine, run E1-E8 (consent, list changes, progress, many tools, "
+                             "structured results, tasks, elicitation, code mode); they then count in the "
+                             "exit status")
+    parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E8)")
     parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")

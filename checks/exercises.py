@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 REGION = re.compile(r"^[ \t]*# >>> exercise (\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< exercise \1\b[^\n]*$",
                     re.S | re.M)
-# The extension duties (E1-E7) are marked the same way: "# >>> extension E1 (...)".
+# The extension duties (E1-E8) are marked the same way: "# >>> extension E1 (...)".
 EXTENSION = re.compile(r"^[ \t]*# >>> extension (E\d)\b[^\n]*\n(.*?)^[ \t]*# <<< extension \1\b[^\n]*$",
                        re.S | re.M)
 
@@ -100,6 +100,8 @@ EXTENSIONS: Dict[str, Extension] = {
                     "section 11.6 (tasks)"),
     "E7": Extension("E7", "elicitation.py", "field_from_schema", "turn a requested schema into form fields",
                     "section 11.7 (elicitation)"),
+    "E8": Extension("E8", "stubs.py", "literal", "type enum and const values as a Literal",
+                    "section 11.8 (code mode)"),
 }
 
 

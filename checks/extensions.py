@@ -1,4 +1,4 @@
-"""Extension items E1-E7 (`python -m checks --extensions`): the duties a client
+"""Extension items E1-E8 (`python -m checks --extensions`): the duties a client
 meets after the nine. Each proves its claim from journals, like the nine; they
 run after the nine and count towards the exit status only when asked for.
 """
@@ -221,6 +221,7 @@ async def structured(target: Target, lab: Lab) -> str:
 
 # E6 and E7 live in their own module, which uses `found` and `point` above.
 from checks.task_items import elicitation, tasks  # noqa: E402
+from checks.code_items import code_mode  # noqa: E402
 
 EXTENSION_ITEMS = [
     Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
@@ -237,6 +238,8 @@ EXTENSION_ITEMS = [
          tasks, "tasks.py", "settled", waits="a task past its limit, 1 s"),
     Item(17, "E7-elicitation", "a server's question becomes a form; the answer is checked and sent back",
          elicitation, "elicitation.py", "field_from_schema"),
+    Item(18, "E8-code-mode", "code mode: a script checked against typed stubs, run in the sandbox, calls consented",
+         code_mode, "stubs.py", "literal", waits="an endless script, 2 s of running time"),
 ]
 
 

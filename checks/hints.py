@@ -1,6 +1,6 @@
 """Three hints per item, from a nudge to the guide's section to the construct.
 
-`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E7);
+`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E8);
 where each item stands is kept in `.checks-state.json` at the project root,
 ignored by git. `--hint N --all` shows all three. The construct comes last,
 after the learner has been sent to read: the ladder teaches before it tells.
@@ -89,6 +89,11 @@ HINTS: Dict[str, List[str]] = {
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
            "with minimum and maximum, boolean, an array of choices ('choices'); anything else raises "
            "Unsupported. Set secret when SECRET_WORDS matches the name, title or description."],
+    "E8": ["A type checker can only refuse a wrong value if the stub names the values that are right. "
+           "Which Python type lists exact values?",
+           "labs/GUIDE.md, section 11.8 (code mode).",
+           "literal: for str, int, bool and None values, return 'Literal[' + the values' repr() joined by "
+           "', ' + ']'; if any value is something else (a float, a list, an object), return None."],
 }
 
 

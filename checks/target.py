@@ -16,7 +16,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
            "aggregator", "model", "mock_model", "models", "agent", "consent", "meta_tools",
-           "anthropic_model", "tool_calls", "tasks", "elicitation")
+           "anthropic_model", "tool_calls", "tasks", "elicitation", "stubs", "sandbox", "code_mode")
 
 
 class TargetError(Exception):

@@ -53,6 +53,7 @@ class ToolCalls:
     retired: Dict[str, str]
     task_book: TaskBook  # tasks not finished yet, for a resume after a reconnect
     on_task_status: Optional[StatusHandler]  # where a task's status lines go (the CLI shows them)
+    guidance = ""  # the plain table needs no explaining (agent.ToolProvider)
 
     async def attach(self, alias: str) -> bool:
         raise NotImplementedError  # the Aggregator's: connect a server now
@@ -61,10 +62,11 @@ class ToolCalls:
         raise NotImplementedError  # the Aggregator's: disconnect a server
 
     async def call(self, model_name: str, arguments: Any = None, *,
-                   on_progress: Optional[ProgressHandler] = None) -> Json:
+                   on_progress: Optional[ProgressHandler] = None, via: str = "model") -> Json:
         """Call a tool by its model-facing name. Never raises: every failure
         comes back as an `isError` result whose text the model can act on.
-        Every call, allowed or not, goes to the audit log."""
+        Every call, allowed or not, goes to the audit log, with `via`: who
+        made it ("model", "cli", or "run_script" for a code-mode script)."""
         began = time.perf_counter()
         decision = "no policy"
         entry = self.entries.get(model_name)
@@ -82,7 +84,7 @@ class ToolCalls:
                           tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
                           outcome="error" if result.get("isError") else "ok",
                           duration_ms=round((time.perf_counter() - began) * 1000, 1),
-                          fingerprint=fingerprint(entry.tool) if entry else None)
+                          fingerprint=fingerprint(entry.tool) if entry else None, via=via)
         return result
 
     async def _call(self, model_name: str, arguments: Any,

@@ -5,6 +5,7 @@
     python -m solution tasks        # results of tasks an interrupted run left behind
     python -m solution stubs        # the tool table as typed Python stubs (code mode)
     python -m solution ask "What do my notes say about timeouts?"
+    python -m solution ask --code-mode "..."   # one script in the sandbox (codemode extra)
     QUESTION="..." python -m solution
 
 Exit codes: 0 done, 1 the tool call or question failed, 2 bad input (config,
@@ -24,9 +25,9 @@ from typing import Any, Dict, List, Optional, TextIO
 
 import anyio
 
-from .agent import AgentRun, ToolProvider, run_agent
+from .agent import ToolProvider, run_agent
 from .aggregator import Aggregator
-from .calling import NOT_SENT
+from .code_mode import CodeMode
 from .config import Config, load_config, usable_seconds
 from .consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
 from .errors import ConfigError, ModelApiError
@@ -34,9 +35,11 @@ from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
 from .process import guard_process_tree
+from .sandbox import missing as sandbox_missing
 from .prompts import TaskLines, terminal_elicitor
 from .stubs import stub_modules
 from .task_runner import TaskBook
+from .transcript import print_run, run_json
 from .untrusted import json_text, shown
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
@@ -102,11 +105,6 @@ class ProgressBar:
         self.stream.flush()
 
 
-def shorten(text: str, limit: int = 160) -> str:
-    flat = " ".join(shown(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def table_json(tools: Aggregator) -> Dict[str, Any]:
     return {
         "servers": {alias: {"era": c.info.era, "protocol_version": c.info.protocol_version,
@@ -153,43 +151,6 @@ def print_table(tools: Aggregator) -> None:
         console.print(offline)
     for line in tools.dropped:
         console.print(Text(f"left out: {shown(line)}"))
-
-
-def print_run(run: AgentRun, note: str) -> None:
-    """The step transcript: the name the model chose, where it really went, what came back."""
-    from rich.console import Console
-    from rich.markup import escape
-
-    console = Console(highlight=False, soft_wrap=True)
-    console.print(f"[dim]{escape(shown(note))}[/dim]")
-    console.print(f"[bold]question:[/bold] {escape(shown(run.question))}")
-    for number, step in enumerate(run.steps, 1):
-        held = (step.result.get("_meta") or {}).get(NOT_SENT)
-        where = f"{step.alias} / {step.original_name}" if step.alias else "(not in the tool table)"
-        went = f"[yellow]not sent: {escape(shown(held))}[/yellow]" if held else \
-            f"sent to [green]{escape(shown(where))}[/green]"
-        console.print(f"[bold]step {number}:[/bold] model chose [cyan]{escape(shown(step.model_name))}[/cyan]"
-                      f" -> {went}")
-        console.print(f"  arguments: {escape(shown(json_text(step.arguments)))}")
-        flag = "  [red]isError: true[/red]" if step.is_error else ""
-        console.print(f"  result: {escape(shorten(result_text(step.result)))}{flag}")
-    if run.stopped_at_limit:
-        console.print(f"[yellow]stopped: the step limit was reached after {run.model_turns} "
-                      "model turns[/yellow]")
-    # The answer is the model's, which may echo a server's words: shown line by line, made safe.
-    console.print("[bold]answer:[/bold] " + "\n".join(escape(shown(line)) for line in run.answer.splitlines()))
-    if run.usage:
-        console.print("[dim]tokens: " + ", ".join(f"{k} {v}" for k, v in run.usage.items()) + "[/dim]")
-
-
-def run_json(run: AgentRun, note: str) -> Dict[str, Any]:
-    return {"model": note, "question": run.question, "answer": run.answer,
-            "stopped_at_limit": run.stopped_at_limit, "model_turns": run.model_turns,
-            "usage": run.usage,
-            "steps": [{"model_name": s.model_name, "alias": s.alias, "original_name": s.original_name,
-                       "arguments": s.arguments, "result": s.result, "isError": s.is_error,
-                       "structured": s.structured}
-                      for s in run.steps]}
 
 
 async def execute(options: argparse.Namespace, config: Config) -> int:
@@ -261,13 +222,19 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         if options.command == "tasks":
             return await resume_tasks(tools, options.json)
         if options.command == "call":
-            result = await tools.call(options.name, options.arguments)
+            result = await tools.call(options.name, options.arguments, via="cli")
             print(json_text(result, indent=2) if options.json
                   else "\n".join(shown(line) for line in result_text(result).splitlines()))
             return 1 if result.get("isError") else 0
         model, note = choose_model()
         provider: ToolProvider = tools
-        if too_many(tools):  # the whole table would crowd the context: two meta-tools instead
+        if options.code_mode:  # one script instead of many calls
+            if sandbox_missing():
+                print(f"error: {sandbox_missing()}", file=sys.stderr)
+                return 2
+            provider = CodeMode(tools)
+            note += "; code mode: the model writes one script for run_script"
+        elif too_many(tools):  # the whole table would crowd the context: two meta-tools instead
             provider = MetaTools(tools)
             note += f"; {len(tools.entries)} tools, so the model gets search_tools and call_tool"
         try:
@@ -279,10 +246,11 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         finally:
             if isinstance(provider, MetaTools):
                 await provider.release()
+        scripts = provider.runs if isinstance(provider, CodeMode) else []
         if options.json:
-            print(json_text(run_json(run, note), indent=2))
+            print(json_text(run_json(run, note, scripts), indent=2))
         else:
-            print_run(run, note)
+            print_run(run, note, scripts)
         return 1 if run.stopped_at_limit else 0
 
 
@@ -348,6 +316,9 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")
     ask.add_argument("question")
     ask.add_argument("--max-steps", type=int, default=8)
+    ask.add_argument("--code-mode", action="store_true",
+                     help="give the model one run_script tool: it writes a script against typed stubs, "
+                          "run in the Monty sandbox (needs the codemode extra)")
     options = parser.parse_args(argv)
     if not usable_seconds(options.timeout):
         parser.error(f"--timeout wants a finite number of seconds above 0; got {options.timeout!r}")
@@ -356,6 +327,7 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
         if not question:
             parser.error("give a command (tools, call, ask) or set QUESTION")
         options.command, options.question, options.max_steps = "ask", question, 8
+        options.code_mode = os.environ.get("CODE_MODE", "") == "1"
     if options.command == "call":
         try:
             options.arguments = json.loads(options.arguments, parse_constant=not_json)

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Set
 
 from .aggregator import Aggregator
 from .failures import error_result
+from .front import Front
 from .jsonrpc import Json
 from .stdio_client import ProgressHandler
 from .translate import ToolEntry
@@ -80,20 +81,12 @@ def one_line(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[:limit - 1].rsplit(" ", 1)[0] + " …"
 
 
-class MetaTools:
-    """The aggregator behind two tools. Same interface as the aggregator for the agent loop."""
+class MetaTools(Front):
+    """The aggregator behind three tools. Same interface as the aggregator for the agent loop."""
 
     def __init__(self, tools: Aggregator) -> None:
-        self.tools = tools
+        super().__init__(tools)
         self.attached: List[str] = []  # on-demand servers this run brought in
-
-    @property
-    def offline(self) -> Dict[str, str]:
-        return self.tools.offline
-
-    @property
-    def connections(self) -> Dict[str, Any]:
-        return self.tools.connections
 
     def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
         shapes = [(SEARCH, "Find tools for a task. Returns tool names with a one-line description, "
@@ -151,7 +144,7 @@ class MetaTools:
     def route(self, name: str, arguments: Any) -> Optional[ToolEntry]:
         if name == CALL and isinstance(arguments, dict):
             return self.tools.route(str(arguments.get("name", "")), arguments.get("arguments"))
-        return None  # search_tools and inspect_tool run in the client; they reach no server
+        return super().route(name, arguments)  # search_tools and inspect_tool reach no server
 
     async def release(self) -> None:
         """Disconnect the on-demand servers this run brought in."""

@@ -7,6 +7,7 @@ the schema, and after a tool result answers with that result's text. When a
 result is an error that says how to fix the call (a date "in YYYY-MM-DD form",
 "today is ..."), it corrects the argument from that text and tries once more,
 as a real model does: the lesson of tool execution errors, made visible.
+In code mode it writes one script instead (mock_code.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import datetime
 import re
 from typing import List, Optional
 
+from .code_mode import RUN_SCRIPT
+from .mock_code import script_for
 from .model import Json, Message, ModelTurn, ToolCall, result_text
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
@@ -45,6 +48,11 @@ class MockModel:
             used = call.name if call else "the tool"
             return ModelTurn(f"According to {used}: {result_text(last.result)}")
         question = next((m.text for m in messages if m.role == "user"), "")
+        if [t.get("name") for t in tools] == [RUN_SCRIPT]:  # code mode: one script instead of calls
+            script = script_for(question, str(tools[0].get("description", "")))
+            if script is None:
+                return ModelTurn("None of the tool functions fits that question.")
+            return ModelTurn("", [ToolCall(f"call-{len(messages)}", RUN_SCRIPT, {"script": script})])
         tool = pick_tool(question, tools)
         if tool is None:
             return ModelTurn("None of my tools fits that question.")

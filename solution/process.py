@@ -86,6 +86,13 @@ async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Pro
     return process
 
 
+def watch_worker(pid: Optional[int], watched: bool = True) -> None:
+    """A helper process started by a library (the sandbox's worker), in our
+    own group: the watchdog kills that one pid if we die first."""
+    if _WATCHDOG is not None and IS_POSIX and pid is not None:
+        (_WATCHDOG.watch_process if watched else _WATCHDOG.forget_process)(pid)
+
+
 def released(process: Process) -> None:
     """The server's group has been ended by close: the watchdog can forget it."""
     if _WATCHDOG is not None and IS_POSIX:

@@ -50,7 +50,11 @@ def pascal(text: str) -> str:
 
 
 def literal(values: List[Any]) -> Optional[str]:
-    """`Literal[...]` for JSON scalars; None if any value cannot be one."""
+    """`Literal[...]` for the values of an `enum` (or a `const`, as one value);
+    None when any value cannot be a Literal, and the caller falls back to Any."""
+    # >>> extension E8 (code mode): enum and const values become a Literal type
+    # Python's Literal takes str, int, bool and None; a float, list or object
+    # cannot be one. repr() writes each value as Python source, quotes escaped.
     shown_values = []
     for value in values:
         if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
@@ -58,6 +62,7 @@ def literal(values: List[Any]) -> Optional[str]:
         else:
             return None
     return f"Literal[{', '.join(shown_values)}]" if shown_values else None
+    # <<< extension E8
 
 
 @dataclass
@@ -177,7 +182,7 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
         params = []
         for key, prop in sorted(properties.items(), key=lambda kv: kv[0] not in required):
             if not (isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key)):
-                continue  # a key a Python keyword argument cannot spell: pass it via `arguments`
+                continue  # a key no keyword argument can spell: the script cannot send it
             kind = writer.type_of(prop, f"{function}_{key}", schema)
             params.append(f"{key}: {kind}" if key in required else f"{key}: {kind} | None = None")
         output = tool.get("outputSchema")

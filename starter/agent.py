@@ -26,6 +26,11 @@ class ToolProvider(Protocol):
     @property
     def connections(self) -> Dict[str, Any]: ...
 
+    @property
+    def guidance(self) -> str:
+        """How to use this provider's tools, for the system prompt ("" for plain tools)."""
+        ...
+
     def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]: ...
 
     async def call(self, name: str, arguments: Any = None, *,
@@ -65,6 +70,8 @@ class AgentRun:
 def system_prompt(tools: ToolProvider) -> str:
     lines = ["You answer questions using the tools provided. Tool descriptions start "
              "with the server they come from."]
+    if tools.guidance:
+        lines.append(tools.guidance)
     for alias, why in tools.offline.items():
         # The reason can carry the server's own stderr: quoted, labelled, shortened, never ours.
         lines.append(f"The server '{alias}' is offline; its tools are missing. If the question needs it, "

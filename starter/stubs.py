@@ -50,14 +50,15 @@ def pascal(text: str) -> str:
 
 
 def literal(values: List[Any]) -> Optional[str]:
-    """`Literal[...]` for JSON scalars; None if any value cannot be one."""
-    shown_values = []
-    for value in values:
-        if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
-            shown_values.append(repr(value))
-        else:
-            return None
-    return f"Literal[{', '.join(shown_values)}]" if shown_values else None
+    """`Literal[...]` for the values of an `enum` (or a `const`, as one value);
+    None when any value cannot be a Literal, and the caller falls back to Any."""
+    # >>> extension E8 (code mode): enum and const values become a Literal type
+    # TODO extension E8: return "Literal[...]" listing the values as Python source
+    # (str, int, bool and None can be Literal values), or None when a value cannot
+    # be one (a float, a list, an object). Until then every enum is typed Any, and
+    # the type check lets any value through (labs/GUIDE.md 11.8).
+    return None
+    # <<< extension E8
 
 
 @dataclass
@@ -177,7 +178,7 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
         params = []
         for key, prop in sorted(properties.items(), key=lambda kv: kv[0] not in required):
             if not (isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key)):
-                continue  # a key a Python keyword argument cannot spell: pass it via `arguments`
+                continue  # a key no keyword argument can spell: the script cannot send it
             kind = writer.type_of(prop, f"{function}_{key}", schema)
             params.append(f"{key}: {kind}" if key in required else f"{key}: {kind} | None = None")
         output = tool.get("outputSchema")

@@ -29,4 +29,5 @@ def test_the_bench_command_prints_its_table() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert any(line.strip().startswith("1. sequential tools/call") for line in lines)
-    assert any("matched" in line for line in lines) and lines[-1].startswith("bench: 10 rows")
+    assert any("matched" in line for line in lines) and lines[-1].startswith("bench: 11 rows")
+    assert any(line.strip().startswith("7. code mode, demo question: tokens sent") for line in lines)

@@ -1,5 +1,5 @@
-"""Wrong solutions of E6 (tasks) and E7 (elicitation): each is red on its own
-item, for the right reason, and the shipped region is green."""
+"""Wrong solutions of E6 (tasks), E7 (elicitation) and E8 (code mode): each is
+red on its own item, for the right reason, and the shipped region is green."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from checks.tests.conftest import Variant
 
 SETTLED = extension_regions((ROOT / "solution" / "tasks.py").read_text())["E6"]
 FIELD = extension_regions((ROOT / "solution" / "elicitation.py").read_text())["E7"]
+LITERAL = extension_regions((ROOT / "solution" / "stubs.py").read_text())["E8"]
 
 
 def verdict(directory: Path, name: str) -> Verdict:
@@ -75,6 +76,27 @@ def test_a_form_that_never_flags_secrets_is_red(variant: Variant) -> None:
     assert found.status == "fail" and "flagged secret" in found.message
 
 
+def e8(variant: Variant, body: str) -> Verdict:
+    return verdict(variant("solution", edits={"stubs.py": (LITERAL, body)}), "E8")
+
+
+def test_enums_typed_as_plain_strings_are_red_because_the_script_ran(variant: Variant) -> None:
+    found = e8(variant, '    return "str"\n')
+    assert found.status == "fail" and "the script ran: its search on line 3 reached the server" in found.message
+
+
+def test_one_hard_coded_literal_for_every_enum_is_red(variant: Variant) -> None:
+    found = e8(variant, '    return "Literal[\'low\', \'normal\', \'high\']"\n')
+    assert found.status == "fail" and "a script with allowed values (priority='high')" in found.message
+
+
+def test_values_written_without_quotes_are_red(variant: Variant) -> None:
+    unquoted = LITERAL.replace("shown_values.append(repr(value))", "shown_values.append(str(value))")
+    assert unquoted != LITERAL
+    found = e8(variant, unquoted)  # names, not values: the checker gives up on them and lets anything by
+    assert found.status == "fail" and "the script ran" in found.message
+
+
 def test_the_shipped_regions_are_green() -> None:
-    verdicts: Dict[str, Verdict] = {name: verdict(ROOT / "solution", name) for name in ("E6", "E7")}
+    verdicts: Dict[str, Verdict] = {name: verdict(ROOT / "solution", name) for name in ("E6", "E7", "E8")}
     assert all(v.status == "pass" for v in verdicts.values()), verdicts

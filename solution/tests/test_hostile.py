@@ -210,7 +210,7 @@ async def test_the_transcript_says_not_sent_when_a_call_never_left_the_client(fi
 
     from solution.agent import run_agent
     from solution.aggregator import Aggregator
-    from solution.cli import print_run
+    from solution.transcript import print_run
     from solution.config import config_of
     from solution.consent import always
     from solution.model import ModelTurn, ToolCall

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set
 
@@ -167,7 +168,9 @@ def docstring(text: str) -> str:
 
 def module_for(alias: str, tools: List[Json]) -> StubModule:
     """The stub module for one server's tools (in the order the server listed them)."""
-    module = StubModule(alias, identifier("", alias, set()) if not alias.isidentifier() else alias)
+    # An alias that is a standard module's name ("json", "os") would hide that module from scripts.
+    name = identifier("", alias, set()) if not alias.isidentifier() else alias
+    module = StubModule(alias, f"{name}_tools" if name in sys.stdlib_module_names else name)
     writer = TypeWriter(module, set())
     taken: Set[str] = set()
     for tool in tools:

@@ -60,19 +60,21 @@ class ScriptRun:
     script: str
     calls: List[ScriptCall] = field(default_factory=list)
     printed: str = ""
+    printed_chars: int = 0  # all it printed; `printed` keeps only what can be shown
     stopped: Optional[str] = None  # see sandbox.Outcome
     reason: str = ""
 
 
-def shortened(printed: str, limit: int) -> str:
-    if len(printed) <= limit:
+def shortened(printed: str, limit: int, total: int) -> str:
+    """The first `limit` characters of what was printed, and how much was cut."""
+    if total <= limit and len(printed) <= limit:
         return printed
-    return printed[:limit] + f"\n[... {len(printed) - limit} more characters cut: print a summary instead]"
+    return printed[:limit] + f"\n[... {max(total, len(printed)) - limit} more characters cut: print a summary instead]"
 
 
 def script_result(run: ScriptRun, limits: Limits) -> Json:
     """What the model reads: the printed output, or why the script stopped."""
-    printed = shortened(run.printed, limits.printed_chars)
+    printed = shortened(run.printed, limits.printed_chars, run.printed_chars)
     if run.stopped is None:
         return {"content": [{"type": "text", "text": printed or "(the script printed nothing)"}],
                 "isError": False}
@@ -131,7 +133,8 @@ class CodeMode(Front):
         modules = {m.name: HostModule({function: self.host(run, m, function) for function in m.originals},
                                       m.source) for m in self.modules()}
         outcome = await run_in_sandbox(script, modules, self.limits)
-        run.printed, run.stopped, run.reason = outcome.printed, outcome.stopped, outcome.reason
+        run.printed, run.printed_chars = outcome.printed, outcome.printed_chars
+        run.stopped, run.reason = outcome.stopped, outcome.reason
         return script_result(run, self.limits)
 
     def host(self, run: ScriptRun, module: StubModule, function: str) -> Callable[..., Any]:

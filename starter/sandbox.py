@@ -52,9 +52,10 @@ class HostModule:
 
 @dataclass
 class Outcome:
-    printed: str
+    printed: str  # at most one character more than Limits.printed_chars
     stopped: Optional[str] = None  # None: ran to the end; else "type", "syntax", "error", "limit", "crashed"
     reason: str = ""
+    printed_chars: int = 0  # how much the script printed in all
 
     @property
     def ok(self) -> bool:
@@ -83,9 +84,10 @@ async def run_in_sandbox(source: str, modules: Dict[str, HostModule], limits: Li
     size = [0]
 
     def collect(stream: str, text: str) -> None:
-        if size[0] <= limits.printed_chars:  # keep a little more than is shown, never all of it
-            printed.append(text)
-            size[0] += len(text)
+        room = limits.printed_chars + 1 - size[0]  # one more than is shown: enough to know it was cut
+        if room > 0:
+            printed.append(text[:room])
+        size[0] += len(text)
 
     external = {name: monty.ExternalModule(dict(module.functions), stubs=module.stubs)
                 for name, module in modules.items()}
@@ -117,6 +119,7 @@ async def run_in_sandbox(source: str, modules: Dict[str, HostModule], limits: Li
     if wall.cancelled_caught:
         outcome = Outcome("", "limit", f"the script ran past {limits.wall_seconds:g} s in all and was stopped")
     outcome.printed = "".join(printed)
+    outcome.printed_chars = size[0]
     return outcome
 
 

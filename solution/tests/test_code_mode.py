@@ -165,7 +165,10 @@ async def test_printed_output_is_cut_to_the_limit(code: Dict[str, Any]) -> None:
     code["code"].limits = Limits(printed_chars=100)
     result = await run(code["code"], "for i in range(1000):\n    print('line', i)\n")
     text = result_text(result)
-    assert text.startswith("line 0\n") and "more characters cut" in text and len(text) < 200
+    total = sum(len(f"line {i}\n") for i in range(1000))
+    assert text.startswith("line 0\n") and f"[... {total - 100} more characters cut" in text and len(text) < 200
+    [script] = code["code"].runs
+    assert len(script.printed) == 101  # the rest was never kept
 
 
 ESCAPES = {

@@ -36,6 +36,10 @@ def test_names_are_legal_unique_and_mapped_back_by_table() -> None:
     assert module.originals["evil"] == "evil" and "class" not in module.originals
 
 
+def test_an_alias_that_names_a_standard_module_does_not_hide_it() -> None:
+    assert module_for("json", ODD).name == "json_tools" and module_for("notes", ODD).name == "notes"
+
+
 def test_server_text_cannot_end_the_docstring_or_reach_the_terminal() -> None:
     source = module_for("odd", ODD).source
     compile(source, "odd.pyi", "exec")  # still one docstring: the server's quotes are escaped

@@ -31,6 +31,7 @@ from .untrusted import shown
 
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 MAX_DEPTH = 8  # nested schemas deeper than this are typed Any
+TYPING_NAMES = ("Any", "Literal", "Required", "TypedDict")  # what every stub module imports
 
 
 def identifier(alias: str, name: str, taken: Set[str]) -> str:
@@ -80,7 +81,7 @@ class StubModule:
     def source(self) -> str:
         head = [f'"""Tools of the MCP server \'{shown(self.alias, 40)}\', as functions (generated; '
                 'docstrings are the server\'s words)."""', "",
-                "from typing import Any, Literal, Required, TypedDict", "", ""]
+                f"from typing import {', '.join(TYPING_NAMES)}", "", ""]
         return "\n".join(head + self.classes + self.functions).rstrip() + "\n"
 
 
@@ -171,12 +172,13 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
     # An alias that is a standard module's name ("json", "os") would hide that module from scripts.
     name = identifier("", alias, set()) if not alias.isidentifier() else alias
     module = StubModule(alias, f"{name}_tools" if name in sys.stdlib_module_names else name)
-    writer = TypeWriter(module, set())
-    taken: Set[str] = set()
-    for tool in tools:
-        name = str(tool.get("name"))
-        function = identifier(alias, name, taken)
-        module.originals[function] = name
+    # Names first, all of them: a tool may not take a name the stub needs (Any,
+    # TypedDict...), and no generated TypedDict may take a tool's.
+    taken: Set[str] = set(TYPING_NAMES)
+    functions = [identifier(alias, str(tool.get("name")), taken) for tool in tools]
+    writer = TypeWriter(module, set(taken))
+    for tool, function in zip(tools, functions):
+        module.originals[function] = str(tool.get("name"))
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
         assert isinstance(schema, dict)
         properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}

@@ -36,6 +36,21 @@ def test_names_are_legal_unique_and_mapped_back_by_table() -> None:
     assert module.originals["evil"] == "evil" and "class" not in module.originals
 
 
+def test_a_tool_cannot_take_a_name_the_stub_itself_needs(tmp_path: Path) -> None:
+    hostile = [{"name": "Any", "inputSchema": {"type": "object"}},
+               {"name": "SearchResult", "inputSchema": {"type": "object"}},
+               {"name": "search", "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]
+    module = module_for("odd", hostile)
+    assert "Any" not in module.originals  # the tool steps aside for typing's Any...
+    assert module.originals["SearchResult"] == "SearchResult" and "class SearchResult_(" in module.source  # ...a class for a tool
+    assert set(module.originals.values()) == {"Any", "SearchResult", "search"}
+    (tmp_path / "odd.pyi").write_text(module.source)
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "odd.pyi"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert checked.returncode == 0, checked.stdout
+
+
 def test_an_alias_that_names_a_standard_module_does_not_hide_it() -> None:
     assert module_for("json", ODD).name == "json_tools" and module_for("notes", ODD).name == "notes"
 

@@ -11,13 +11,15 @@ where `npm` exists, four `@modelcontextprotocol` servers (everything, memory,
 filesystem, sequential-thinking). Then it runs `python -m solution tools
 --json` with all of them at once (pinned to two CPUs where `taskset` exists),
 reports how long that took and which era each server speaks, calls one tool
-on each, and exits 1 if any server is offline or any call fails. None of this
-is needed by the core tests.
+on each, type-checks every server's code-mode stubs together in the sandbox,
+runs one code-mode question, and exits 1 if any server is offline or any call
+or script fails. None of this is needed by the core tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -143,10 +145,42 @@ def main(argv: Optional[List[str]] = None) -> int:
         ok = result.returncode == 0
         print(f"  call {alias}/{tool}: {'ok' if ok else 'FAILED ' + (result.stdout + result.stderr)[-160:]}")
         failed += [] if ok else [alias]
+    failed += code_mode(path, table, options.cpus)
     online = len(table["servers"])
     print(f"interop: {online}/{len(config['mcpServers'])} servers online, `tools` took {took:.1f} s; "
-          f"{len(calls) - len(failed)}/{len(calls)} calls answered")
+          f"{len(calls) + 2 - len(failed)}/{len(calls) + 2} calls and scripts answered")
     return 0 if online == len(config["mcpServers"]) and not failed else 1
+
+
+def code_mode(path: Path, table: Dict[str, Any], cpus: str) -> List[str]:
+    """Code mode on real schemas: every server's stubs, imported together, must
+    pass the sandbox's type check; and one script calls the time server."""
+    if importlib.util.find_spec("pydantic_monty") is None:
+        print("  code mode: FAILED, the sandbox is not installed (pip install -e '.[codemode]')")
+        return ["code mode"]
+    modules = sorted({row["stub_module"] for row in stub_rows(path, cpus)})
+    failed = []
+    script = HOME / "import_all.py"
+    script.write_text("".join(f"import {m}\n" for m in modules) + f"print({len(modules)}, 'modules')\n")
+    imported = client(["script", str(script), "--config", str(path)], cpus)
+    print(f"  code mode: stubs of {len(modules)} servers type-check together: "
+          f"{'ok' if imported.returncode == 0 else 'FAILED ' + imported.stdout[-300:]}")
+    failed += [] if imported.returncode == 0 else ["stubs"]
+    asked = client(["ask", "--code-mode", "--yes", "--config", str(HOME / "time.json"),
+                    'Get the current time for timezone "UTC"'], cpus)
+    ok = asked.returncode == 0 and "-> ok" in asked.stdout and "'timezone': 'UTC'" in asked.stdout
+    print(f"  code mode: a script calls time/get_current_time: {'ok' if ok else 'FAILED ' + asked.stdout[-300:]}")
+    return failed + ([] if ok else ["code mode ask"])
+
+
+def stub_rows(path: Path, cpus: str) -> List[Dict[str, str]]:
+    """The stub module of each server, from `stubs` (its header lines)."""
+    done = client(["stubs", "--config", str(path)], cpus)
+    rows = []
+    for line in done.stdout.splitlines():
+        if line.startswith("# ---- ") and ".pyi (server '" in line:
+            rows.append({"stub_module": line[len("# ---- "):line.index(".pyi")]})
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""Command line: `tools`, `call NAME JSON`, `tasks` and `ask QUESTION` against a servers config.
+"""Command line: `tools`, `call`, `stubs`, `script`, `tasks` and `ask` against a servers config.
 
     python -m solution tools [--config FILE] [--json]
     python -m solution call mcp__notes__read_note '{"id": "n-2"}'
     python -m solution tasks        # results of tasks an interrupted run left behind
     python -m solution stubs        # the tool table as typed Python stubs (code mode)
+    python -m solution script FILE  # run a script against those stubs in the sandbox
     python -m solution ask "What do my notes say about timeouts?"
     python -m solution ask --code-mode "..."   # one script in the sandbox (codemode extra)
     QUESTION="..." python -m solution
@@ -27,7 +28,7 @@ import anyio
 
 from .agent import ToolProvider, run_agent
 from .aggregator import Aggregator
-from .code_mode import CodeMode
+from .code_mode import RUN_SCRIPT, CodeMode
 from .config import Config, load_config, usable_seconds
 from .consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
 from .errors import ConfigError, ModelApiError
@@ -39,7 +40,7 @@ from .sandbox import missing as sandbox_missing
 from .prompts import TaskLines, terminal_elicitor
 from .stubs import stub_modules
 from .task_runner import TaskBook
-from .transcript import print_run, run_json
+from .transcript import print_run, run_json, script_json, script_lines
 from .untrusted import json_text, shown
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
@@ -213,6 +214,8 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         if options.command == "stubs":
             print_stubs(tools)
             return 0
+        if options.command == "script":
+            return await run_script_file(tools, options.source, options.json)
         if options.command == "tools":
             if options.json:
                 print(json_text(table_json(tools), indent=2))
@@ -264,6 +267,23 @@ def print_stubs(tools: Aggregator) -> None:
         print(module.source)
 
 
+async def run_script_file(tools: Aggregator, source: str, as_json: bool) -> int:
+    """`script FILE`: one script, run as the model's would be; its calls and printout shown."""
+    if sandbox_missing():
+        print(f"error: {sandbox_missing()}", file=sys.stderr)
+        return 2
+    code = CodeMode(tools)
+    result = await code.call(RUN_SCRIPT, {"script": source})
+    if as_json:
+        print(json_text({"result": result, "script": script_json(code.runs[-1])}, indent=2))
+    else:
+        for line in script_lines(code.runs[-1]):
+            print(line)
+        if result.get("isError"):
+            print("\n".join(shown(line) for line in result_text(result).splitlines()))
+    return 1 if result.get("isError") else 0
+
+
 async def resume_tasks(tools: Aggregator, as_json: bool) -> int:
     """Ask again about the tasks an earlier run left unfinished (Ctrl-C, a lost server)."""
     records = list(tools.task_book.open.values())
@@ -309,6 +329,10 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     call = sub.add_parser("call", parents=[common], help="call one tool by its model-facing name")
     call.add_argument("name")
     call.add_argument("arguments", nargs="?", default="{}", help="JSON object (default {})")
+    script = sub.add_parser("script", parents=[common],
+                            help="run a Python script against the stubs in the sandbox, as code mode does "
+                                 "(every call asks for consent as usual; needs the codemode extra)")
+    script.add_argument("file", help="the script ('-' for standard input)")
     sub.add_parser("stubs", parents=[common],
                    help="show the typed Python stubs code mode builds from the tool schemas")
     sub.add_parser("tasks", parents=[common],
@@ -328,6 +352,12 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
             parser.error("give a command (tools, call, ask) or set QUESTION")
         options.command, options.question, options.max_steps = "ask", question, 8
         options.code_mode = os.environ.get("CODE_MODE", "") == "1"
+    if options.command == "script":  # read before any server starts: a bad path costs nothing
+        try:
+            options.source = sys.stdin.read() if options.file == "-" else \
+                Path(options.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            parser.error(f"cannot read the script {options.file}: {exc}")
     if options.command == "call":
         try:
             options.arguments = json.loads(options.arguments, parse_constant=not_json)

@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Dict, List
 
 import pytest
 
-from solution.agent import run_agent
+from solution.agent import run_agent, system_prompt
 from solution.aggregator import Aggregator
 from solution.code_mode import RUN_SCRIPT, CodeMode
 from solution.config import config_of
@@ -285,3 +285,33 @@ def test_a_busy_sandbox_worker_dies_with_a_killed_client() -> None:
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(alive(pid) for pid in workers)  # ended by the watchdog, long before its 120 s limit
+
+
+async def test_a_real_model_is_told_about_code_mode_and_gets_the_stubs_in_its_own_shape(
+        code: Dict[str, Any]) -> None:
+    prompt = system_prompt(code["code"])
+    assert "Code mode: you have one tool, run_script" in prompt and "raises RuntimeError" in prompt
+    assert "Code mode" not in system_prompt(code["tools"])  # the plain table needs no such words
+    [anthropic] = code["code"].model_tools("anthropic")
+    [openai] = code["code"].model_tools("openai")
+    assert anthropic["name"] == openai["function"]["name"] == RUN_SCRIPT
+    assert anthropic["description"] == openai["function"]["description"]
+    assert "async def set_priority(*, ticket_id: str, priority: Literal['low', 'normal', 'high'] | None = None)" \
+        in anthropic["description"]
+
+
+def test_a_script_file_runs_from_the_command_line_and_a_missing_one_is_refused(tmp_path: Path) -> None:
+    script = "from notes import read_note\n\nnote = await read_note(id='n-2')\nprint(note['title'])\n"
+    done = subprocess.run([sys.executable, "-m", "solution", "script", "-", "--json", "--audit",
+                           str(tmp_path / "audit.jsonl")], input=script, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    assert result_text(shown["result"]) == "Timeouts\n" and shown["script"]["calls"][0]["original_name"] == "read_note"
+    assert json.loads((tmp_path / "audit.jsonl").read_text())["via"] == RUN_SCRIPT
+    missing = subprocess.run([sys.executable, "-m", "solution", "script", str(tmp_path / "none.py")], cwd=ROOT,
+                             capture_output=True, text=True, timeout=120, env={**os.environ, "MOCK": "1"})
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert missing.stderr.strip().splitlines()[-1].endswith(f"cannot read the script {tmp_path / 'none.py'}: "
+                                                            f"[Errno 2] No such file or directory: "
+                                                            f"'{tmp_path / 'none.py'}'")

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
+import anyio
+
 from .aggregator import Aggregator
 from .calling import NOT_SENT
 from .failures import error_result
@@ -99,6 +101,7 @@ class CodeMode(Front):
         super().__init__(tools)
         self.limits = limits
         self.runs: List[ScriptRun] = []
+        self._one_at_a_time = anyio.Lock()
 
     def modules(self) -> List[StubModule]:
         """One stub module per connected server, in config order (offline servers have none)."""
@@ -142,14 +145,19 @@ class CodeMode(Front):
         alias, original = module.alias, module.originals[function]
 
         async def call(**keywords: Any) -> Any:
-            if len(run.calls) >= self.limits.calls:
-                raise RuntimeError(f"this script has made its {self.limits.calls} tool calls; no more may go out")
-            arguments = {k: v for k, v in keywords.items() if v is not None}  # None: left to the server
-            entry = self.tools.find(alias, original)  # looked up now: the table may have changed
-            if entry is None:
-                raise RuntimeError(f"{module.name}.{function}: the tool is no longer offered by '{alias}'")
-            result = await self.tools.call(entry.model_name, arguments, via=RUN_SCRIPT)
-            run.calls.append(ScriptCall(alias, original, arguments, result))
+            # One call at a time, as the agent loop makes them: a script that
+            # gathers calls must not put two consent questions on the terminal
+            # at once, and the count of calls stays exact.
+            async with self._one_at_a_time:
+                if len(run.calls) >= self.limits.calls:
+                    raise RuntimeError(f"this script has made its {self.limits.calls} tool calls; "
+                                       "no more may go out")
+                arguments = {k: v for k, v in keywords.items() if v is not None}  # None: left to the server
+                entry = self.tools.find(alias, original)  # looked up now: the table may have changed
+                if entry is None:
+                    raise RuntimeError(f"{module.name}.{function}: the tool is no longer offered by '{alias}'")
+                result = await self.tools.call(entry.model_name, arguments, via=RUN_SCRIPT)
+                run.calls.append(ScriptCall(alias, original, arguments, result))
             return returned(entry, module.name, function, result)
         return call
 

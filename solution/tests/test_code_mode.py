@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, AsyncIterator, Dict, List
 
+import anyio
 import pytest
 
 from solution.agent import run_agent, system_prompt
@@ -315,3 +316,25 @@ def test_a_script_file_runs_from_the_command_line_and_a_missing_one_is_refused(t
     assert missing.stderr.strip().splitlines()[-1].endswith(f"cannot read the script {tmp_path / 'none.py'}: "
                                                             f"[Errno 2] No such file or directory: "
                                                             f"'{tmp_path / 'none.py'}'")
+
+
+async def test_calls_a_script_gathers_still_ask_one_at_a_time(code: Dict[str, Any]) -> None:
+    state = {"asking": 0, "most": 0}
+
+    async def slow_person(request: ConsentRequest) -> str:
+        state["asking"] += 1
+        state["most"] = max(state["most"], state["asking"])
+        for _ in range(20):  # yield to every other task: any call running beside this one would enter now
+            await anyio.sleep(0)
+        state["asking"] -= 1
+        return NO
+    code["tools"].consent = Consent(slow_person)
+    script = ("import asyncio\nfrom tickets import close_ticket\n\n"
+              "async def close(ticket: str) -> str:\n"
+              "    try:\n"
+              "        return await close_ticket(ticket_id=ticket)\n"
+              "    except RuntimeError:\n"
+              "        return 'kept'\n\n"
+              "print(await asyncio.gather(close('T-101'), close('T-102'), close('T-103')))\n")
+    result = await run(code["code"], script)
+    assert result_text(result) == "['kept', 'kept', 'kept']\n" and state["most"] == 1

@@ -338,3 +338,12 @@ async def test_calls_a_script_gathers_still_ask_one_at_a_time(code: Dict[str, An
               "print(await asyncio.gather(close('T-101'), close('T-102'), close('T-103')))\n")
     result = await run(code["code"], script)
     assert result_text(result) == "['kept', 'kept', 'kept']\n" and state["most"] == 1
+
+
+async def test_every_fixture_tools_stub_passes_the_sandboxs_own_type_check(code: Dict[str, Any]) -> None:
+    modules = code["code"].modules()
+    assert [m.name for m in modules] == ["notes", "tickets"]
+    script = "".join(f"import {m.name}\n" for m in modules) + \
+        "print(sum(1 for m in (" + ", ".join(f"{m.name}.{f}" for m in modules for f in m.originals) + ",)))\n"
+    result = await run(code["code"], script)
+    assert result_text(result) == f"{sum(len(m.originals) for m in modules)}\n", result_text(result)

@@ -232,8 +232,7 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         model, note = choose_model()
         provider: ToolProvider = tools
         if options.code_mode:  # one script instead of many calls
-            if sandbox_missing():
-                print(f"error: {sandbox_missing()}", file=sys.stderr)
+            if no_sandbox():
                 return 2
             provider = CodeMode(tools)
             note += "; code mode: the model writes one script for run_script"
@@ -267,10 +266,17 @@ def print_stubs(tools: Aggregator) -> None:
         print(module.source)
 
 
+def no_sandbox() -> bool:
+    """True (with the one-line reason on stderr) when code mode cannot run here."""
+    why = sandbox_missing()
+    if why is not None:
+        print(f"error: {why}", file=sys.stderr)
+    return why is not None
+
+
 async def run_script_file(tools: Aggregator, source: str, as_json: bool) -> int:
     """`script FILE`: one script, run as the model's would be; its calls and printout shown."""
-    if sandbox_missing():
-        print(f"error: {sandbox_missing()}", file=sys.stderr)
+    if no_sandbox():
         return 2
     code = CodeMode(tools)
     result = await code.call(RUN_SCRIPT, {"script": source})

@@ -40,8 +40,9 @@ def stub_functions(description: str) -> List[StubFunction]:
     module = ""
     lines = description.splitlines()
     for number, line in enumerate(lines):
-        if _MODULE.match(line):
-            module = _MODULE.match(line).group(1)  # type: ignore[union-attr]
+        named = _MODULE.match(line)
+        if named:
+            module = named.group(1)
         matched = _FUNCTION.match(line)
         if matched and module:
             doc = _DOC.search(lines[number + 1]) if number + 1 < len(lines) else None

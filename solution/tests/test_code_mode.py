@@ -32,21 +32,21 @@ DIGEST_QUESTION = "Read the notes about timeouts, naming and paging, and save th
 SECRET = "lab-secret-7f3a"
 
 
-def monty_workers() -> List[int]:
-    """Sandbox workers that are children of this process (none may outlive a run)."""
+def children_named(parent: int, name: bytes) -> List[int]:
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
         try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent \
+                    and name in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, ValueError):
             continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"monty" in cmdline:
-            found.append(int(entry.name))
     return found
+
+
+def monty_workers() -> List[int]:
+    """Sandbox workers that are children of this process (none may outlive a run)."""
+    return children_named(os.getpid(), b"monty")
 
 
 class Asked:
@@ -251,18 +251,6 @@ def test_the_transcript_shows_the_script_each_call_and_what_was_printed(tmp_path
     assert "model wrote a script for run_script" in out and "    | found = await search(" in out
     assert out.count("notes / read_note") == 3 and "call 5: notes / add_note" in out
     assert "printed: read 3 notes (Paging tools/list, Timeouts, Naming); saved them as note" in out
-
-
-def children_named(parent: int, name: bytes) -> List[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent \
-                    and name in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except (OSError, ValueError):
-            continue
-    return found
 
 
 def test_a_busy_sandbox_worker_dies_with_a_killed_client() -> None:

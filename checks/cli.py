@@ -41,8 +41,8 @@ All nine pass. Next:
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m checks",
                                      description="The MCP client lab's nine self-check items.")
-    parser.add_argument("items", nargs="*", type=int, metavar="ITEM", help="run only these items")
-    parser.add_argument("--only", default="", help="run only these items, e.g. 3,5")
+    parser.add_argument("items", nargs="*", metavar="ITEM", help="run only these items (1-9, E1-E8)")
+    parser.add_argument("--only", default="", help="run only these items, e.g. 3,5 or E3,E5")
     parser.add_argument("--target", default="starter",
                         help="starter (default), solution, or a client package directory")
     parser.add_argument("--json", action="store_true", help="print the verdicts as one JSON document")
@@ -58,13 +58,12 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
     options = parser.parse_args(argv)
-    try:
-        chosen = set(options.items) | {int(n) for n in options.only.replace(" ", "").split(",") if n}
-    except ValueError:
-        parser.error(f"--only wants item numbers like 3,5; got {options.only!r}")
-    known = {item.number for item in ITEMS}
-    if chosen - known:
-        parser.error(f"items are numbered 1 to {len(ITEMS)}")
+    wanted = [*options.items, *(n for n in options.only.replace(" ", "").split(",") if n)]
+    numbers = {label(item.number): item.number for item in ITEMS + EXTENSION_ITEMS}
+    unknown = [n for n in wanted if n.upper() not in numbers]
+    if unknown:
+        parser.error(f"items are 1 to {len(ITEMS)} and E1 to E{len(EXTENSION_ITEMS)}; got {', '.join(unknown)}")
+    chosen = {numbers[n.upper()] for n in wanted}
     if options.hint is not None and options.hint.upper() not in HINTS:
         parser.error(f"--hint wants an item: 1 to {len(ITEMS)}, or E1 to E7; got {options.hint!r}")
     if not 0 < options.limit < 3600:
@@ -83,9 +82,10 @@ def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
 
 def run(options: argparse.Namespace) -> int:
     began = time.perf_counter()
-    items: List[Item] = [i for i in ITEMS if not options.chosen or i.number in options.chosen]
-    if options.extensions:
-        items += EXTENSION_ITEMS
+    # Nothing chosen: the nine (and E1-E8 with --extensions); otherwise just those chosen.
+    items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS
+                         if (i.number in options.chosen) or (i.number <= len(ITEMS) and not options.chosen)
+                         or (i.number > len(ITEMS) and options.extensions)]
     style = Style(sys.stdout)
     live = style.live and not options.json
     shown: List[int] = []
@@ -115,8 +115,7 @@ def run(options: argparse.Namespace) -> int:
             shown.append(verdict.number)
             waiting["since"] = time.perf_counter()
 
-    request = {"target": options.target, "items": [i.number for i in items if i.number <= len(ITEMS)],
-               "extensions": options.extensions, "limit": options.limit}
+    request = {"target": options.target, "items": [i.number for i in items], "limit": options.limit}
     with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
         outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
     if live:
@@ -126,7 +125,8 @@ def run(options: argparse.Namespace) -> int:
     verdicts = outcome.verdicts + not_judged(items, outcome)
     status = exit_status(verdicts, outcome.problems)
     if options.json:
-        print(json.dumps(json_report(options.target, outcome, verdicts, options.extensions, options.trace),
+        chose_extensions = options.extensions or any(i.number > len(ITEMS) for i in items)
+        print(json.dumps(json_report(options.target, outcome, verdicts, chose_extensions, options.trace),
                          indent=2))
         return status
     for verdict in verdicts[len(outcome.verdicts):]:
@@ -172,7 +172,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         from checks.watch import watch
         directory = ROOT / options.target if options.target in ("starter", "solution") else Path(options.target)
         style = Style(sys.stdout)
-        forwarded = [*(str(n) for n in sorted(options.chosen)), "--target", str(directory), "--trace"]
+        forwarded = [*(label(n) for n in sorted(options.chosen)), "--target", str(directory), "--trace"]
 
         def show(report: Dict[str, Any]) -> None:
             if report.get("message"):

@@ -8,8 +8,9 @@ with which arguments, and which never did.
 
 from __future__ import annotations
 
+import ast
 import json
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from checks.exercises import EXTENSIONS
 from checks.extensions import found, point
@@ -43,6 +44,65 @@ DECLINED = ("from tickets import close_ticket\n\n"
             "except RuntimeError as error:\n"
             "    print('kept open:', error)\n")
 ENDLESS = "n = 0\nwhile True:\n    n += 1\n"
+# A tool whose enums no Literal can hold (a float, a list, none at all): its stub
+# must still be valid Python that passes the type check, or no script can run.
+ODD_ENUMS = "tune_alerts=" + json.dumps({
+    "type": "object", "additionalProperties": False,
+    "properties": {"threshold": {"type": "number", "enum": [0.5, 0.9]},
+                   "layout": {"type": "array", "enum": [[1, 2], [3]]},
+                   "retired": {"type": "string", "enum": []},
+                   "mode": {"enum": ["quiet", "loud", None]}},  # null is a value a Literal can hold
+    "required": ["mode"]})
+MODE_VALUES = {"quiet", "loud", None}
+
+
+def stub_problem(source: str) -> Optional[str]:
+    """What makes one generated stub module unfit for the model and the checker:
+    it is not Python, or a Literal holds a value no Literal can (PEP 586: str,
+    int, bool, None; never a float, a list, or nothing at all)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return f"it is not valid Python: line {exc.lineno}: {(exc.text or '').strip()[:160]}"
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+                values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                if not values or not all(literal_value(v) for v in values):
+                    return f"in {function.name}(), {ast.unparse(node)[:120]} is not a valid type"
+    return None
+
+
+def allowed_values(source: str, function: str, parameter: str) -> Optional[set[Any]]:
+    """The values a stub's parameter annotation allows, when it is a Literal
+    (or a union of Literals and None); None when it allows anything."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.AsyncFunctionDef) and node.name == function:
+            for arg in node.args.args + node.args.kwonlyargs:
+                if arg.arg == parameter and arg.annotation is not None:
+                    return union_values(arg.annotation)
+    return None
+
+
+def union_values(node: ast.expr) -> Optional[set[Any]]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = union_values(node.left), union_values(node.right)
+        return None if left is None or right is None else left | right
+    if isinstance(node, ast.Constant) and node.value is None:
+        return {None}
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+        values = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return {v.value for v in values if isinstance(v, ast.Constant)}
+    return None
+
+
+def literal_value(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand  # Literal[-1] is an int
+    return isinstance(node, ast.Constant) and not isinstance(node.value, (float, complex, bytes)) \
+        and (node.value is None or isinstance(node.value, (str, int)))
 
 
 class Gate:
@@ -73,12 +133,24 @@ async def code_mode(target: Target, lab: Lab) -> str:
     if missing:
         raise Fail(f"expected: code mode can run a script\ngot: {missing}{where}")
     # 1. Types from the schema: a value outside an enum is refused before anything runs.
-    async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
+    async with await aggregator_for(target, lab, [lab.server("tickets", None, "--add-tool", ODD_ENUMS)]) as tools:
         gate = Gate()
         tools.consent = gate  # the client's consent gate, answered here (E1 owns its policy)
         await refreshed(target, tools)
         found(tools, "tickets", "set_priority", EXTENSIONS["E8"])
         code = module.CodeMode(tools)
+        for stubs in code.modules():  # what the model reads, and the checker takes as the truth
+            problem = stub_problem(stubs.source)
+            if problem:
+                raise Fail(f"expected: every stub is valid Python whose Literals hold only str, int, bool or None, "
+                           f"written as Python values (an enum of floats, lists or no values at all falls back "
+                           f"to Any)\ngot: the stubs of {stubs.alias}: {problem}{where}")
+        tickets_stubs = next((m for m in code.modules() if m.alias == "tickets"), None)
+        mode = allowed_values(tickets_stubs.source, "tune_alerts", "mode") if tickets_stubs else None
+        if mode != MODE_VALUES:
+            raise Fail(f"expected: an enum that includes null is still a Literal: tune_alerts(mode=...) allows "
+                       f"exactly 'quiet', 'loud' and None\ngot: it allows {sorted(map(repr, mode)) if mode else 'anything'}"
+                       f"{where}")
         refused = await run_script(code, WRONG_CHOICE)
         ran = arguments_sent(lab, "tickets", "search")
         if ran or not refused.get("isError") or "script.py:4" not in text(refused):

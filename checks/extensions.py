@@ -18,6 +18,10 @@ from checks.items import aggregator_for, refreshed, result_of
 from checks.target import Target
 
 
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def found(tools: Any, alias: str, original: str, extension: Extension) -> Any:
     """The entry for a tool the item needs, or a failure that says why it is missing."""
     entry = tools.find(alias, original)
@@ -43,7 +47,12 @@ async def consent(target: Target, lab: Lab) -> str:
         asked.append((request.alias, request.original_name))
         return answers.get(request.original_name, "once")
 
-    specs = [lab.server("notes"), lab.server("tickets", trusted=False)]
+    # read_note is listed bare: with no annotations, every hint takes the spec's
+    # default, and readOnlyHint's is false.
+    # search claims read-only with a 1, not true: a hint is a boolean or nothing.
+    # One page, so the item needs no exercise 2.
+    specs = [lab.server("notes", None, "--annotations", "read_note=null", "--annotations", 'search={"readOnlyHint": 1}',
+                        "--add-tool", "list_tags", "--page-size", "10"), lab.server("tickets", trusted=False)]
     audit = lab.directory / "audit.jsonl"
     where = point(target, EXTENSIONS["E1"])
     async with await aggregator_for(target, lab, specs) as tools:
@@ -53,13 +62,24 @@ async def consent(target: Target, lab: Lab) -> str:
 
         def name(alias: str, original: str) -> str:
             return str(found(tools, alias, original, EXTENSIONS["E1"]).model_name)
-        await tools.call(name("notes", "search"), {"query": "paging"})
+        await tools.call(name("notes", "list_tags"), {})
         if asked:
-            raise Fail(f"expected: a read-only tool of a trusted server runs without asking\ngot: asked {asked}{where}")
-        await tools.call(name("tickets", "queue.stats"), {})
-        if asked != [("tickets", "queue.stats")]:
-            raise Fail("expected: tickets is untrusted, so even its read-only queue.stats asks first\n"
-                       f"got: asked {asked or 'nobody'}; it ran on the server's word (readOnlyHint){where}")
+            raise Fail("expected: a read-only tool (readOnlyHint true) of a trusted server runs without asking\n"
+                       f"got: asked {asked}{where}")
+        # Each of these must ask, for its own reason.
+        for alias, original, arguments, expected in (
+                ("notes", "add_note", {"title": "t", "body": "b"},
+                 "a tool that is not read-only asks first, even on a trusted server"),
+                ("notes", "search", {"query": "paging"}, "only readOnlyHint true (the boolean) lets a call run "
+                 "without asking\njournal: notes listed search with readOnlyHint 1, a number"),
+                ("notes", "read_note", {"id": "n-1"}, "a tool listed without annotations asks first, even on a "
+                 "trusted server: a missing readOnlyHint means false (the spec's default), never true\n"
+                 "journal: notes listed read_note with no annotations"),
+                ("tickets", "queue.stats", {}, "tickets is untrusted, so even its read-only queue.stats asks first")):
+            asked.clear()
+            await tools.call(name(alias, original), arguments)
+            if asked != [(alias, original)]:
+                raise Fail(f"expected: {expected}\ngot: asked {asked or 'nobody'}; it ran without asking{where}")
         declined = await tools.call(name("tickets", "close_ticket"), {"ticket_id": "T-101"})
         closes = lab.journal("tickets").calls("close_ticket")
         if closes or not declined.get("isError") or "declined" not in json.dumps(declined):
@@ -72,10 +92,11 @@ async def consent(target: Target, lab: Lab) -> str:
                        f"got: asked {asked}{where}")
     lines = [json.loads(line) for line in audit.read_text().splitlines()] if audit.exists() else []
     refused = [e for e in lines if e.get("tool") == "close_ticket" and e.get("decision") == "no"]
-    if len(lines) != 5 or not refused:
-        raise Fail(f"expected: all 5 calls in the audit log, the declined one with decision 'no'\n"
+    if len(lines) != 8 or not refused:
+        raise Fail(f"expected: all 8 calls in the audit log, the declined one with decision 'no'\n"
                    f"got: {len(lines)} line(s){where}")
-    return "trusted read-only ran; untrusted asked; declined never sent; session approval held; 5 calls audited"
+    return ("trusted read-only ran; a write, a tool without annotations and a readOnlyHint of 1 asked; "
+            "untrusted asked; declined never sent; session approval held; 8 calls audited")
 
 
 # -- E2 -------------------------------------------------------------------------
@@ -118,7 +139,7 @@ LONG_WORK_TIMEOUT = 2.0  # shorter than the work, forty times any gap between re
 
 async def progress(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E3"])
-    seen: List[Tuple[float, float]] = []
+    seen: List[Tuple[float, float, Any, str]] = []  # when, progress, total, message
     long_seen: List[float] = []
     long_spec = lab.server("tickets", "long-tickets", "--progress-steps", str(LONG_WORK_STEPS),
                            "--progress-gap", str(LONG_WORK_GAP), timeout=LONG_WORK_TIMEOUT,
@@ -134,25 +155,39 @@ async def progress(target: Target, lab: Lab) -> str:
 
     async with anyio.create_task_group() as group:
         group.start_soon(long_call)
-        async with await aggregator_for(target, lab, [lab.server("tickets")]) as tools:
+        # Two malformed reports come first: a client must ignore them and read on.
+        async with await aggregator_for(target, lab, [lab.server("tickets", None, "--bad-progress")]) as tools:
             await refreshed(target, tools)
             entry = found(tools, "tickets", "rebuild_index", EXTENSIONS["E3"])
             result = await tools.call(entry.model_name, {},
-                                      on_progress=lambda value, total, text: seen.append((time.time(), value)))
+                                      on_progress=lambda value, total, text: seen.append((time.time(), value, total, text)))
             returned = time.time()
     long_result = outcome["long"]
     journal = lab.journal("tickets")
-    sent = [e for e in journal.entries() if e.kind == "out" and e.msg.get("method") == "notifications/progress"]
+    reports = [e for e in journal.entries() if e.kind == "out" and e.msg.get("method") == "notifications/progress"]
+    sent = [e for e in reports if is_number((e.msg.get("params") or {}).get("progress"))]
+    malformed = [json.dumps(e.msg.get("params"))[:80] for e in reports if e not in sent]
     request = journal.calls("rebuild_index")[-1]
     token = ((request.msg.get("params") or {}).get("_meta") or {}).get("progressToken")
     if token is None:
         raise Fail(f"expected: the call asks for progress (a progressToken in _meta)\n"
                    f"journal: the request carried none{where}")
-    values = [value for _, value in seen]
+    values = [value for _, value, _, _ in seen]
+    if result.get("isError") and malformed:
+        raise Fail(f"expected: a malformed progress report is ignored; the call goes on\n"
+                   f"journal: tickets sent {len(malformed)} malformed report(s) first ({'; '.join(malformed)}), "
+                   f"then {len(sent)} good ones and the result\n"
+                   f"got: {json.dumps(result)[:200]}; check that progress is a number before using it{where}")
     if len(values) != len(sent) or values != sorted(set(values)) or result.get("isError"):
         raise Fail(f"expected: every progress notification reaches the callback, in order\n"
                    f"journal: the server sent {len(sent)}\ngot: {values}{where}")
-    if any(at > returned for at, _ in seen):
+    said = [((e.msg.get("params") or {}).get("progress"), (e.msg.get("params") or {}).get("total"),
+             (e.msg.get("params") or {}).get("message")) for e in sent]
+    heard = [(value, total, text) for _, value, total, text in seen]
+    if heard != said:
+        raise Fail(f"expected: each report reaches the callback as the server sent it: progress, total, message\n"
+                   f"journal: the server sent {said[:2]}...\ngot: {heard[:2]}...{where}")
+    if any(at > returned for at, *_ in seen):
         raise Fail(f"expected: progress stops at the reply\ngot: progress after the result{where}")
     # progressResetsTimeout: the work outlasts the timeout, but no gap between
     # reports comes near it, so only a client that ignores the reports gives up.
@@ -170,16 +205,22 @@ async def progress(target: Target, lab: Lab) -> str:
                    f"{LONG_WORK_GAP * 1000:.0f} ms, then the client cancelled the call\n"
                    f"got: {json.dumps(long_result)[:160]}; note when each report came "
                    f"(self._progress_at) so the wait can be extended{where}")
-    return (f"{len(values)} progress notifications, in order, all before the reply (token {token!r}); "
+    return (f"{len(malformed)} malformed progress reports ignored; {len(values)} progress notifications, in order, all before the reply (token {token!r}); "
             f"a {LONG_WORK_STEPS * LONG_WORK_GAP:g} s call outlived its {LONG_WORK_TIMEOUT:g} s timeout "
             f"on {len(long_seen)} progress reports")
 
 
 # -- E4 -------------------------------------------------------------------------
 
+RANKING_QUERY = "alpha beta gamma"
+RANKING_ORDER = ["beta_gamma_seven", "gamma_nine", "rank_four", "alpha_ten", "alpha_two", "rank_three", "rank_one",
+                 "rank_eight", "rank_five"]
+
+
 async def many_tools(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E4"])
-    specs = [lab.server("notes"), lab.server("misbehave", "shop", "--scenario", "catalogue")]
+    specs = [lab.server("notes"), lab.server("misbehave", "shop", "--scenario", "catalogue"),
+             lab.server("misbehave", "lab", "--scenario", "ranking")]
     async with await aggregator_for(target, lab, specs) as tools:
         await refreshed(target, tools)
         if not target.meta_tools.too_many(tools):
@@ -192,12 +233,21 @@ async def many_tools(target: Target, lab: Lab) -> str:
         if not listed or listed[0].get("name") != wanted.model_name:
             raise Fail(f"expected: search_tools finds export_invoice first among {len(tools.entries)} tools\n"
                        f"got: {[t.get('name') for t in listed][:3] or 'nothing'}{where}")
+        ranked = await meta.call("search_tools", {"query": RANKING_QUERY, "limit": 10})
+        order = [tools.entries[t["name"]].original_name if t.get("name") in tools.entries else t.get("name")
+                 for t in (ranked.get("structuredContent") or {}).get("tools") or []]
+        if order != RANKING_ORDER:
+            raise Fail(f"expected: for {RANKING_QUERY!r}, lab's tools in this order: {', '.join(RANKING_ORDER)} "
+                       f"(3 points per query word in the name, 2 in the title, 1 in the description; ties "
+                       f"keep the catalogue's order; no match, not listed)\ngot: {', '.join(map(str, order))}"
+                       f"{where}")
         await meta.call("call_tool", {"name": listed[0]["name"], "arguments": {}})
         received = [c.msg["params"]["name"] for c in lab.journal("shop").calls()]
         if received != ["export_invoice"] or [t["name"] for t in meta.model_tools()] != table:
             raise Fail(f"expected: call_tool sends the original name; the two meta-tools never change\n"
                        f"journal: shop received {received}{where}")
-    return f"{len(tools.entries)} tools behind {table}; export_invoice found first and called by its original name"
+    return (f"{len(tools.entries)} tools behind {table}; export_invoice found first and called by its original "
+            f"name; {len(RANKING_ORDER)} tools ranked by the rule")
 
 
 # -- E5 -------------------------------------------------------------------------
@@ -207,16 +257,28 @@ async def structured(target: Target, lab: Lab) -> str:
     async with await aggregator_for(target, lab, [lab.server("notes")]) as tools:
         await refreshed(target, tools)
         run = await target.agent.run_agent("Read note n-2", tools, target.mock_model.MockModel(), max_steps=3)
-    served = result_of(lab.journal("notes"), "read_note").get("structuredContent")
+        served = result_of(lab.journal("notes"), "read_note").get("structuredContent")
+        # A note that does not exist: the error result carries data too, which no
+        # outputSchema vouches for and no program may take for the note.
+        missing = await target.agent.run_agent("Read note n-9", tools, target.mock_model.MockModel(), max_steps=3)
+        failed = result_of(lab.journal("notes"), "read_note")
     step = run.steps[0] if run.steps else None
     if step is None or step.structured != served:
         raise Fail(f"expected: the step carries the checked structuredContent as data\n"
                    f"journal: the server sent {served!r}\ngot: {getattr(step, 'structured', None)!r}{where}")
+    wrong = missing.steps[0] if missing.steps else None
+    if not failed.get("isError") or wrong is None:
+        raise HarnessError("the notes server did not answer read_note for n-9 with an error")
+    if wrong.structured is not None:
+        raise Fail(f"expected: an isError result gives the program no data (None), even when it carries "
+                   f"structuredContent\njournal: notes answered read_note n-9 with isError and "
+                   f"structuredContent {json.dumps(failed.get('structuredContent'))[:80]}\n"
+                   f"got: {wrong.structured!r:.120}; the program would take it for the note{where}")
     message = target.model.Message("tool", tool_call_id="c1", result=step.result)
     blocks = target.anthropic_model.to_messages([message])[0]["content"][0]["content"]
     if any(b.get("type") != "text" for b in blocks) or "structuredContent" in json.dumps(blocks):
         raise Fail(f"expected: the model still gets the text block only\ngot: {blocks!r:.120}{where}")
-    return "the program got the note as data; the model got its text"
+    return "the program got the note as data, and no data from an error result; the model got its text"
 
 
 # E6 and E7 live in their own module, which uses `found` and `point` above.

@@ -25,9 +25,9 @@ HINTS: Dict[str, List[str]] = {
           "table; close() must end with the process reaped (aclose waits, then terminates, then kills)."],
     "2": ["The server answered at once. What did your client do with that answer?",
           "labs/GUIDE.md, section 4 (two kinds of error).",
-          "In on_line, a reply has either 'result' or 'error'. For 'error', reject the waiting slot with "
-          "the server's error (McpError.from_reply) so the request raises now; a reply with neither "
-          "gets a ProtocolViolation."],
+          "In on_line, a reply has either 'result' or 'error': test for the key ('result' in message), "
+          "since {} is a result too. For 'error', reject the waiting slot with the server's error "
+          "(McpError.from_reply) so the request raises now; a reply with neither gets a ProtocolViolation."],
     "3": ["How does a server say 'there is more'? And how does it say 'that was all'?",
           "labs/GUIDE.md, section 2 (discovery).",
           "Loop at most max_pages times: request tools/list with {'cursor': cursor} (none the first "
@@ -43,9 +43,10 @@ HINTS: Dict[str, List[str]] = {
           "config, never from serverInfo.name."],
     "6": ["Which characters and lengths do model APIs accept in a tool name?",
           "labs/GUIDE.md, section 5, the paragraph on name shape.",
-          "Replace [^A-Za-z0-9_-] with '_'; if anything changed (a replaced dot counts: queue.stats "
-          "and queue_stats) or the name is too long, cut it to leave room and append "
-          "'_' + short_hash(alias, tool_name)."],
+          "Replace every character outside [A-Za-z0-9_-] with '_' (spaces, '/', 'é' too, not only dots); "
+          "if anything changed (a replaced dot counts: queue.stats and queue_stats) or the name is too "
+          "long, cut it to MAX_MODEL_NAME - HASH_LENGTH - 1 and append '_' + short_hash(alias, tool_name). "
+          "A name that is legal and fits stays as it is."],
     "7": ["Which errors are for the program, and which are for the model?",
           "labs/GUIDE.md, section 4 (two kinds of error).",
           "Aggregator.call must return a result for every failure: the server's isError result "
@@ -61,29 +62,35 @@ HINTS: Dict[str, List[str]] = {
           "tools.call(name, arguments), append the result as a 'tool' message."],
     "E1": ["An annotation is a server describing itself. What may it decide?",
            "labs/GUIDE.md, section 11.1 (consent).",
-           "runs_without_asking: only a trusted server's tool that says readOnlyHint: true runs "
-           "without asking; everything else, and every tool of an untrusted server, asks."],
+           "runs_without_asking: only a trusted server's tool whose readOnlyHint is the boolean true "
+           "(entry.annotations fills in the spec's defaults; test with `is True`) runs without asking; "
+           "everything else, and every tool of an untrusted server, asks."],
     "E2": ["A server said its tools changed. What must the model's next turn see?",
            "labs/GUIDE.md, section 11.2 (changes).",
            "list_changed must not block: start self._relist(alias) in the task group, which lists "
            "again and rebuilds the table; names that still exist keep their names."],
     "E3": ["Progress comes with a token. Whose request was it, and what does it do to the timeout?",
            "labs/GUIDE.md, section 11.3 (progress).",
-           "In _on_progress, find the handler in self._progress for params['progressToken'], note "
-           "the time in self._progress_at[token], and call the handler with progress, total and message."],
+           "In _on_progress, find the handler in self._progress for params['progressToken']; if progress is "
+           "not a number (is_number), ignore the notification; else note the time in "
+           "self._progress_at[token] and call the handler with progress, total (None unless a number) "
+           "and message."],
     "E4": ["500 tools do not fit in a table. How would you find the right one by words?",
            "labs/GUIDE.md, section 11.4 (many tools).",
-           "rank scores each entry by how many query words appear in its name, title and description, "
-           "and returns the best first."],
+           "rank scores each entry 3 per query word in its name (split on _ and .), 2 per word in its "
+           "title, 1 per word in its description; it leaves out score 0 and returns the best first, "
+           "equal scores in catalogue order, at most `limit`."],
     "E5": ["The program wants data, the model wants text. Where does each come from?",
            "labs/GUIDE.md, section 11.5 (structured results).",
            "structured_data returns the result's structuredContent when the tool has an outputSchema "
-           "and the result passed its check; otherwise None."],
+           "and the result passed its check; for an isError result (even one that carries "
+           "structuredContent), or no entry, None."],
     "E6": ["A task can say working, input_required, completed, failed or cancelled. Which ones end the wait?",
            "labs/GUIDE.md, section 11.6 (tasks).",
            "settled returns state.result for completed (a dict, isError or not), an error_result naming "
-           "the server's error for failed and saying so for cancelled, and None for working and "
-           "input_required."],
+           "the server's error (code and message; the statusMessage when there is no error) for failed, "
+           "one saying it was cancelled (with the statusMessage) for cancelled, and None for working "
+           "and input_required."],
     "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "

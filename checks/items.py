@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import anyio
 
@@ -25,6 +25,12 @@ TWIN_CSV = "export_ticket_history_including_comments_and_attachments_for_audit_a
 TWIN_JSON = "export_ticket_history_including_comments_and_attachments_for_audit_as_json"
 DOTTED = "queue.stats"
 UNDERSCORED = "queue_stats"  # the dotted name's twin once the dot is replaced
+# Names the spec does not forbid but no model API takes: a space, '/', ':', '@'
+# and a letter beyond ASCII (which \w would let through). Added for item 6 only.
+ODD_NAMES = ("weekly report", "queue/open", "ticket:export", "owner@team", "résumé")
+# Exactly 64 characters once prefixed: legal as it is, so it must stay as it is.
+EXACT_FIT = "count_open_tickets_per_owner_and_queue_for_review_"
+PREFIX = "mcp__tickets__"
 # Limits only a wrong path ever reaches: a correct client never waits for them,
 # however busy the machine, so they can be generous.
 GENEROUS = 30.0
@@ -34,6 +40,8 @@ SLOW_DISCOVERY_LIMIT = 0.2  # below two slow replies, so the whole discovery alw
 HEALING_QUESTION = "Schedule a follow-up for T-101 next friday"
 ENDLESS_LIMIT = 5  # max_pages given to list_all_tools for the server that never stops paging
 ERROR_METHOD, BARE_METHOD, LATER_METHOD = "notes/reindex", "notes/status", "tools/list"
+EMPTY_METHOD = "notes/flush"  # answered with an empty result, {}: still a result
+FIRST_METHODS = (ERROR_METHOD, BARE_METHOD, EMPTY_METHOD)
 JOURNAL_POLL = 0.005
 SETTLE_TURNS = 100
 PENDING = object()
@@ -129,12 +137,12 @@ async def connects(target: Target, lab: Lab) -> str:
 
 async def protocol_error(target: Target, lab: Lab) -> str:
     """Judged by order, not by a stopwatch. The notes server answers in the order
-    it reads (--inline). Two requests go out whose replies are an error and a reply
-    with neither member; once the journal shows both replies written, a third
-    request goes out. Its reply comes after theirs on the same pipe, so when it
-    has been handled the first two must already have ended: a request still
-    waiting then had its reply read and dropped."""
-    spec = lab.server("notes", None, "--inline", "--bare-reply", BARE_METHOD)
+    it reads (--inline). Three requests go out whose replies are an error, a reply
+    with neither member and an empty result; once the journal shows those replies
+    written, a fourth request goes out. Its reply comes after theirs on the same
+    pipe, so when it has been handled the first three must already have ended: a
+    request still waiting then had its reply read and dropped."""
+    spec = lab.server("notes", None, "--inline", "--bare-reply", BARE_METHOD, "--empty-reply", EMPTY_METHOD)
     client = target.stdio_client.StdioClient(spec, request_timeout=GENEROUS)
     journal = lab.journal("notes")
     outcomes: Dict[str, Any] = {}
@@ -149,14 +157,14 @@ async def protocol_error(target: Target, lab: Lab) -> str:
         try:
             await client.start(group)
             async with anyio.create_task_group() as asks:
-                for method in (ERROR_METHOD, BARE_METHOD):
+                for method in FIRST_METHODS:
                     asks.start_soon(ask, method)
-                if not await replies_written(journal, (ERROR_METHOD, BARE_METHOD)):
-                    raise Fail(f"expected: {ERROR_METHOD} and {BARE_METHOD} reach the server\n"
+                if not await replies_written(journal, FIRST_METHODS):
+                    raise Fail(f"expected: {', '.join(FIRST_METHODS)} reach the server\n"
                                f"journal: the server received {[r.msg.get('method') for r in journal.requests()]}"
                                f"{edit(target, EXERCISES[1])}")
                 await ask(LATER_METHOD)
-                await settled(outcomes, (ERROR_METHOD, BARE_METHOD))
+                await settled(outcomes, FIRST_METHODS)
                 asks.cancel_scope.cancel()  # a request still waiting is abandoned, not waited for
         finally:
             await client.aclose()
@@ -195,8 +203,22 @@ async def protocol_error(target: Target, lab: Lab) -> str:
                    f"journal: {bare_served}\n"
                    f"got: {describe(bare) if isinstance(bare, BaseException) else f'a result {bare!r:.80}'}"
                    f"{where}")
-    return (f"McpError {first.code} {first.message!r} and ProtocolViolation (a reply with neither "
-            f"member), both before a later request's reply was handled")
+    empty = outcomes.get(EMPTY_METHOD, PENDING)
+    empty_reply = journal.reply_to(journal.requests(EMPTY_METHOD)[-1])
+    empty_served = f"the server answered {EMPTY_METHOD} with {json.dumps(empty_reply.msg) if empty_reply else 'nothing'}"
+    if empty is PENDING:
+        raise Fail(f"expected: an empty result {{}} is a result (what an acknowledgement carries): "
+                   f"the request returns {{}}\njournal: {empty_served}; a later request was answered after it\n"
+                   f"got: the later request returned while {EMPTY_METHOD} was still waiting: its reply "
+                   f"was dropped{where}")
+    if empty != {}:
+        raise Fail(f"expected: an empty result {{}} is a result (what an acknowledgement carries): the "
+                   f"request returns {{}}; test for the key (\"result\" in message), not for a truthy "
+                   f"value\njournal: {empty_served}\n"
+                   f"got: {describe(empty) if isinstance(empty, BaseException) else f'a result {empty!r:.80}'}"
+                   f"{where}")
+    return (f"McpError {first.code} {first.message!r}, ProtocolViolation (a reply with neither "
+            f"member) and the empty result {{}}, all before a later request's reply was handled")
 
 
 async def replies_written(journal: Journal, methods: Sequence[str]) -> bool:
@@ -338,16 +360,17 @@ async def collision(target: Target, lab: Lab) -> str:
 
 
 async def names_fit(target: Target, lab: Lab) -> str:
-    specs = [lab.server("notes"), lab.server("tickets")]
+    odd = [arg for name in (*ODD_NAMES, EXACT_FIT) for arg in ("--add-tool", name)]
+    specs = [lab.server("notes"), lab.server("tickets", None, *odd)]
     where = edit(target, EXERCISES[3])
     async with await aggregator_for(target, lab, specs) as tools:
         await refreshed(target, tools)
         bad = [n for n in tools.entries if not MODEL_NAME.match(n)]
         if bad:
-            shown = ", ".join(f"{n!r} ({len(n)} chars)" for n in bad)
-            raise Fail(f"expected: every model-facing name matches {MODEL_NAME.pattern}\n"
-                       f"got: {shown}{where}")
-        originals = (LONG, TWIN_CSV, TWIN_JSON, DOTTED, UNDERSCORED)
+            shown = ", ".join(f"{n!r} ({why_illegal(n)})" for n in bad)
+            raise Fail(f"expected: every model-facing name matches {MODEL_NAME.pattern}: every character "
+                       f"outside it replaced, not only dots\ngot: {shown}{where}")
+        originals = (LONG, TWIN_CSV, TWIN_JSON, DOTTED, UNDERSCORED, *ODD_NAMES, EXACT_FIT)
         picked = {original: tools.find("tickets", original) for original in originals}
         missing = [o for o, e in picked.items() if e is None]
         if missing:
@@ -356,14 +379,28 @@ async def names_fit(target: Target, lab: Lab) -> str:
         if len({e.model_name for e in picked.values()}) != len(picked):
             raise Fail(f"expected: long, twin and dotted names stay unique (append a hash)\n"
                        f"got: {[e.model_name for e in picked.values()]}{where}")
+        kept = [e for e in tools.entries.values() if e.alias == "tickets"
+                and MODEL_NAME.match(f"{PREFIX}{e.original_name}") and e.model_name != f"{PREFIX}{e.original_name}"]
+        if kept:
+            raise Fail(f"expected: a name that is legal and fits ({MODEL_NAME.pattern}) stays exactly "
+                       f"mcp__<alias>__<tool>\ngot: {kept[0].original_name!r} "
+                       f"({len(PREFIX + kept[0].original_name)} chars once prefixed) became {kept[0].model_name!r}"
+                       f"{where}")
+        cut = [e for e in picked.values() if len(PREFIX + e.original_name) > 64]
+        short = [e for e in cut if len(e.model_name) != 64 or not e.model_name.startswith(PREFIX)]
+        if short:
+            raise Fail(f"expected: a name that is too long is cut only as far as it must be: it keeps the prefix "
+                       f"{PREFIX!r} and, with its hash, is exactly 64 characters\ngot: "
+                       f"{short[0].original_name!r} became {short[0].model_name!r} ({len(short[0].model_name)} "
+                       f"chars){where}")
         for original, entry in picked.items():
-            plain = f"mcp__tickets__{original}"
+            plain = f"{PREFIX}{original}"
             suffix = "_" + target.naming.short_hash("tickets", original)
             if entry.model_name != plain and not entry.model_name.endswith(suffix):
                 raise Fail(f"expected: whenever the name had to change (cut, or a character "
                            f"replaced), it ends with \"_\" + short_hash(alias, tool)\n"
-                           f"got: {original!r} became {entry.model_name!r}, without {suffix!r}; "
-                           f"{DOTTED!r} and {UNDERSCORED!r} would then share a name{where}")
+                           f"got: {original!r} became {entry.model_name!r}, without {suffix!r}"
+                           f"{clash_of(original, entry.model_name, tools)}{where}")
         for original, entry in picked.items():
             await tools.call(entry.model_name, {})
             received = lab.journal("tickets").calls()[-1].msg["params"]["name"]
@@ -372,6 +409,24 @@ async def names_fit(target: Target, lab: Lab) -> str:
                            f"journal: tickets received {received!r}{where}")
     return (f"{len(tools.entries)} legal names; {DOTTED} -> {picked[DOTTED].model_name} and {UNDERSCORED} -> "
             f"{picked[UNDERSCORED].model_name}; long and twin names cut and hashed; all reached tickets as named")
+
+
+def why_illegal(name: str) -> str:
+    """What makes a model-facing name illegal, in a few words."""
+    odd = sorted({c for c in name if not MODEL_NAME.match(c)})
+    said = [f"{len(name)} chars"] + ([f"{', '.join(repr(c) for c in odd)} not allowed"] if odd else [])
+    return "; ".join(said)
+
+
+def clash_of(original: str, model_name: str, tools: Any) -> str:
+    """Why a changed name needs the hash, when another tool shows it: the tool
+    whose name would come out the same without one."""
+    for entry in tools.entries.values():
+        other = entry.original_name
+        if other != original and entry.alias == "tickets" and \
+                re.sub(r"[^A-Za-z0-9_-]", "_", other) == re.sub(r"[^A-Za-z0-9_-]", "_", original):
+            return f"; {original!r} and {other!r} would then share a name"
+    return "; a name that was changed needs the hash, or two tools may share it"
 
 
 # -- 7 ------------------------------------------------------------------------
@@ -476,8 +531,42 @@ async def offline(target: Target, lab: Lab) -> str:
     for key in ("exit-at-start", "never-answer", "slow"):
         if key in failures:
             raise failures[key]
+    overlap = discovery_overlap(lab.journal("notes-never-answer"), lab.journal("tickets-never-answer"))
     return (f"offline: {', '.join(accounts[k] for k in ('exit-at-start', 'never-answer', 'slow'))}; "
-            f"{accounts['answered']}; a call to an offline tool gave isError")
+            f"{accounts['answered']}; a call to an offline tool gave isError; {overlap}")
+
+
+def discovery_span(journal: Journal) -> Optional[Tuple[float, float]]:
+    """When a server's discovery began (its process was started) and ended, from its
+    own journal: the reply to its last tools/list before any call or, for a server
+    given up on, the client's last cancel (or the end of its input)."""
+    entries = journal.entries()
+    # When the client had started it (the kernel's record), not when Python got going.
+    start = next((float(e.raw.get("forked") or e.t) for e in entries if e.kind == "start"), None)
+    first_call = next((e.t for e in entries if e.kind == "in" and e.msg.get("method") == "tools/call"), None)
+    if start is None:
+        return None
+    if first_call is not None:
+        replies = [journal.reply_to(r) for r in journal.requests("tools/list") if r.t < first_call]
+        return (start, max(r.t for r in replies if r is not None)) if any(replies) else None
+    cancels = [e.t for e in entries if e.kind == "in" and e.msg.get("method") == "notifications/cancelled"]
+    ends = cancels or [e.t for e in entries if e.kind == "exit"]
+    return (start, ends[-1]) if ends else None
+
+
+def discovery_overlap(first: Journal, second: Journal) -> str:
+    """Evidence, not a verdict: whether the two servers were discovered at the
+    same time (each began before the other ended), and what that cost."""
+    spans = [discovery_span(first), discovery_span(second)]
+    if spans[0] is None or spans[1] is None:
+        return "whether discovery overlapped could not be read from the journals"
+    (a_start, a_end), (b_start, b_end) = spans[0], spans[1]
+    at_once, in_turn = max(a_end - a_start, b_end - b_start), (a_end - a_start) + (b_end - b_start)
+    if a_start < b_end and b_start < a_end:
+        return (f"discovery overlapped ({first.alias} and {second.alias} were discovered at once: about "
+                f"{ms(at_once)}, not the {ms(in_turn)} of one after another)")
+    return (f"discovery did not overlap: one server waited for the other ({ms(in_turn)} in all; at once it "
+            f"would have been about {ms(at_once)}: start them together, labs/GUIDE.md section 6)")
 
 
 async def survive_refresh(target: Target, lab: Lab, tools: Any, mode: str, broken: Journal) -> None:

@@ -75,7 +75,7 @@ def summary(verdicts: List[Verdict], seconds: float, style: Style, problems: Opt
     passed = sum(v.status == "pass" for v in nine)
     failed = sum(v.status == "fail" for v in verdicts)
     errors = sum(v.status == "error" for v in verdicts)
-    parts = [f"{passed}/{len(nine)} passed"]
+    parts = [f"{passed}/{len(nine)} passed"] if nine or not extra else []
     if extra:
         parts.append(f"extensions {sum(v.status == 'pass' for v in extra)}/{len(extra)} passed")
     if failed:

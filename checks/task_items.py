@@ -9,13 +9,15 @@ server stored, the `tasks/*` requests it received, the answers that reached it.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
+
+import anyio
 
 from checks.exercises import EXTENSIONS
 from checks.extensions import found, point
 from checks.fixtures import Entry, Journal, Lab
 from checks.harness import Fail
-from checks.items import aggregator_for, refreshed
+from checks.items import JOURNAL_POLL, aggregator_for, refreshed
 from checks.target import Target
 
 EXPORT = "export_tickets"
@@ -54,6 +56,59 @@ async def call_one(target: Target, lab: Lab, spec: Any, alias: str, arguments: D
         return result
 
 
+TERMINAL = ("completed", "failed", "cancelled")
+
+
+def polled_after_the_end(journal: Journal) -> Optional[Tuple[str, str]]:
+    """The account of a tasks/get the server received after its answer to an
+    earlier tasks/get said the task had ended, or None. Judged by the journal's
+    own order: the server records its reply before the bytes leave."""
+    entries = journal.entries()
+    gets = {e.msg.get("id") for e in entries if e.kind == "in" and e.msg.get("method") == "tasks/get"}
+    for index, entry in enumerate(entries):
+        status = (entry.msg.get("result") or {}).get("status")
+        if entry.kind == "out" and entry.msg.get("id") in gets and status in TERMINAL:
+            later = [e for e in entries[index + 1:] if e.kind == "in" and e.msg.get("method") == "tasks/get"]
+            if later:
+                return status, (f"the server answered tasks/get with status {status} "
+                                f"({str((entry.msg.get('result') or {}).get('statusMessage') or '')[:80]!r}), "
+                                f"and the client asked tasks/get again")
+    return None
+
+
+async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str,
+                           arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """`call_one` for a task that ends at once: a client that polls on after
+    the server said it ended is stopped at its next poll and red, instead of
+    being waited for until its task limit."""
+    journal = lab.journals[-1]
+    outcome: Dict[str, Any] = {}
+
+    async def call() -> None:
+        outcome["result"] = await call_one(target, lab, spec, alias, arguments)
+        group.cancel_scope.cancel()
+
+    async def watch() -> None:
+        while True:
+            late = polled_after_the_end(journal)
+            if late is not None:
+                outcome["late"] = late
+                group.cancel_scope.cancel()
+                return
+            await anyio.sleep(JOURNAL_POLL)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(call)
+        group.start_soon(watch)
+    if "late" in outcome:
+        status, account = outcome["late"]
+        raise Fail(f"expected: status {status} ends the wait (completed, failed and cancelled are final)\n"
+                   f"journal: {account}\ngot: the wait went on past the end"
+                   f"{point(target, EXTENSIONS['E6'])}")
+    result: Dict[str, Any] = outcome["result"]
+    return result
+
+
 # -- E6 -------------------------------------------------------------------------
 
 async def tasks(target: Target, lab: Lab) -> str:
@@ -80,11 +135,31 @@ async def tasks(target: Target, lab: Lab) -> str:
                    f"{final.get('status')!r}\ngot: {json.dumps(asked)[:160]}{where}")
     # 3. A task that fails: an error the model can read, with the server's reason.
     failing = lab.server("tickets", "failing-tickets", task_timeout=FAILED_TASK_LIMIT)
-    failed = await call_one(target, lab, failing, "failing-tickets", {"format": "csv", "queue": "archive"})
-    reason = ((last_snapshot(lab.journal("failing-tickets")).get("error")) or {}).get("message", "")
-    if not failed.get("isError") or not reason or reason not in text(failed):
-        raise Fail(f"expected: status failed ends the wait with an isError result naming the server's error\n"
-                   f"journal: the task failed with {reason!r}\ngot: {text(failed)[:200]}{where}")
+    failed = await call_until_ended(target, lab, failing, "failing-tickets", {"format": "csv", "queue": "archive"})
+    error = (last_snapshot(lab.journal("failing-tickets")).get("error")) or {}
+    reason, code = str(error.get("message", "")), str(error.get("code", ""))
+    if not failed.get("isError") or not reason or reason not in text(failed) or code not in text(failed):
+        raise Fail(f"expected: status failed ends the wait with an isError result naming the server's error, "
+                   f"its code and message\njournal: the task failed with error {code} {reason!r}\n"
+                   f"got: {text(failed)[:200]}{where}")
+    # 3a. A task that fails with only a status message (no error object): the message is the reason.
+    lapsing = lab.server("tickets", "lapsing-tickets", task_timeout=FAILED_TASK_LIMIT)
+    lapsed = await call_until_ended(target, lab, lapsing, "lapsing-tickets", {"format": "csv", "queue": "lapsed"})
+    dropped = str(last_snapshot(lab.journal("lapsing-tickets")).get("statusMessage") or "")
+    if not lapsed.get("isError") or not dropped or dropped not in text(lapsed):
+        raise Fail(f"expected: a failed task without an error object still ends the wait, with its status "
+                   f"message as the reason\njournal: the task failed with no error and the message {dropped!r}\n"
+                   f"got: {text(lapsed)[:200]}{where}")
+    # 3b. A task the server calls off: cancelled ends the wait too, though nobody asked.
+    withdrawn_spec = lab.server("tickets", "withdrawn-tickets", task_timeout=FAILED_TASK_LIMIT)
+    withdrawn = await call_until_ended(target, lab, withdrawn_spec, "withdrawn-tickets",
+                                       {"format": "csv", "queue": "retired"})
+    said = str(last_snapshot(lab.journal("withdrawn-tickets")).get("statusMessage") or "")
+    if not withdrawn.get("isError") or not said or said not in text(withdrawn) \
+            or "cancel" not in text(withdrawn).replace(said, "").lower():
+        raise Fail(f"expected: status cancelled (the server called the task off) ends the wait with an isError "
+                   f"result that says so, with the server's message\njournal: the task was cancelled by the "
+                   f"server: {said!r}\ngot: {text(withdrawn)[:200]}{where}")
     # 4. The handshake era: asked for with params.task, the result from tasks/result.
     old = lab.server("tickets", "old-tickets", "--era", "legacy")
     legacy = await call_one(target, lab, old, "old-tickets", {"format": "csv"})
@@ -93,9 +168,12 @@ async def tasks(target: Target, lab: Lab) -> str:
     reply = old_journal.reply_to(fetched[-1]) if fetched else None
     stored_old = dict((reply.msg.get("result") or {}) if reply else {})
     stored_old.pop("_meta", None)
-    if legacy.get("isError") or text(legacy) != text(stored_old):
-        raise Fail(f"expected: in the handshake era the task's result comes from tasks/result\n"
-                   f"journal: {len(fetched)} tasks/result\ngot: {text(legacy)[:160]}{where}")
+    if not fetched or not text(stored_old) or legacy.get("isError") or \
+            legacy.get("content") != stored_old.get("content"):
+        raise Fail(f"expected: in the handshake era the task's result comes from tasks/result, exactly as "
+                   f"the server stored it\njournal: {len(fetched)} tasks/result"
+                   f"{f'; the server answered {text(stored_old)[:100]!r}' if reply else ''}\n"
+                   f"got: {json.dumps(legacy)[:160]}{where}")
     # 5. A task past its limit is cancelled on the server, and the work stops.
     slow = lab.server("tickets", "slow-tickets", "--task-steps", "400", task_timeout=CANCEL_LIMIT)
     await call_one(target, lab, slow, "slow-tickets", {"format": "csv"})
@@ -107,7 +185,49 @@ async def tasks(target: Target, lab: Lab) -> str:
                    f"{'stopped' if stopped else 'never stopped'}{where}")
     polls = len(journal.requests("tasks/get"))
     return (f"completed after {polls} tasks/get with the stored result; a question did not end the wait; "
-            f"failed said {reason!r}; the handshake era used tasks/result; a task past its limit was cancelled")
+            f"failed said {reason!r}; a task the server cancelled said so; the handshake era's result came "
+            f"from tasks/result ({len(fetched)} request); a task past its limit was cancelled")
+
+
+# A server's property schemas (parsed from JSON, as they arrive) and the field each must become:
+# (kind, options, minimum, maximum, title, description, format, secret), or None for Unsupported.
+FIELDS: Dict[str, Tuple[str, Optional[Tuple[Any, ...]]]] = {
+    "copies": ('{"type": "integer", "title": "Copies", "description": "How many to print", "minimum": 1, '
+               '"maximum": 5}', ("integer", [], 1, 5, "Copies", "How many to print", "", False)),
+    "ratio": ('{"type": "number", "minimum": 0.5}', ("number", [], 0.5, None, "ratio", "", "", False)),
+    "notify": ('{"type": "boolean", "title": "Notify the owner"}',
+               ("boolean", [], None, None, "Notify the owner", "", "", False)),
+    "labels": ('{"type": "array", "items": {"type": "string", "enum": ["bug", "ui"]}}',
+               ("choices", ["bug", "ui"], None, None, "labels", "", "", False)),
+    "contact": ('{"type": "string", "format": "email", "maxLength": 80}',
+                ("text", [], None, 80, "contact", "", "email", False)),
+    "api_token": ('{"type": "string", "title": "API token"}', ("text", [], None, None, "API token", "", "", True)),
+    "where": ('{"type": "object", "properties": {}}', None),
+    "untyped": ('{"description": "anything at all"}', None),
+    "link": ('{"type": "url"}', None),
+    "phone": ('{"type": "string", "format": "phone"}', None),
+    "tags": ('{"type": "array", "items": {"type": "string"}}', None),
+}
+
+
+def field_problem(module: Any) -> Optional[str]:
+    """The first property in FIELDS that does not become its field, said plainly."""
+    for name, (schema, wanted) in FIELDS.items():
+        try:
+            made = module.field_from_schema(name, json.loads(schema), False)
+        except module.Unsupported:
+            if wanted is not None:
+                return f"{name} {schema} was refused as Unsupported"
+            continue
+        if wanted is None:
+            return f"{name} {schema} became a {made.kind!r} field; a form cannot show it (raise Unsupported)"
+        got = (made.kind, [v for v, _ in made.options], made.minimum, made.maximum, made.title,
+               made.description, made.format, made.secret)
+        if got != wanted:
+            fields = ("kind", "options", "minimum", "maximum", "title", "description", "format", "secret")
+            wrong = [f"{f} {g!r} (want {w!r})" for f, g, w in zip(fields, got, wanted) if g != w]
+            return f"{name} {schema} became a field with {', '.join(wrong)}"
+    return None
 
 
 # -- E7 -------------------------------------------------------------------------
@@ -130,7 +250,7 @@ async def elicitation(target: Target, lab: Lab) -> str:
     fields = {f.name: f for f in questions[0].fields} if questions else {}
     form = {name: (f.kind, [v for v, _ in f.options]) for name, f in fields.items()}
     if form != {"priority": ("choice", ["low", "normal", "high"]), "note": ("text", [])} \
-            or fields["note"].maximum != 200:
+            or fields["note"].maximum != 200 or fields["priority"].title != "Priority":
         raise Fail(f"expected: the question becomes a form: priority as a choice of low/normal/high, note as "
                    f"text of at most 200 characters\ngot: {form or 'no form (the question was declined)'}; "
                    f"the client said: {text(result)[:160]}{where}")
@@ -142,7 +262,10 @@ async def elicitation(target: Target, lab: Lab) -> str:
                    f"and the ticket gets it\njournal: {len(calls)} call(s); the answer sent: {sent_answer!r}\n"
                    f"got: {text(result)[:160]}{where}")
     # 2. The handshake era: the server's own elicitation/create request, declined.
+    shown_to_person: List[Any] = []
+
     async def decliner(question: Any) -> Dict[str, Any]:
+        shown_to_person.append(question)  # the person saw the form, and said no
         return {"action": "decline"}
     declined = await call_one(target, lab, lab.server("tickets", "old-tickets", "--era", "legacy"),
                               "old-tickets", {"ticket_id": "T-101"}, tool="set_priority", elicitor=decliner,
@@ -151,20 +274,17 @@ async def elicitation(target: Target, lab: Lab) -> str:
     asks = [e.msg.get("id") for e in sent(old, "elicitation/create")]
     replies = [e.msg.get("result") for e in old.entries() if e.kind == "in" and "method" not in e.msg
                and e.msg.get("id") in asks]
-    if not replies or (replies[0] or {}).get("action") != "decline" or not declined.get("isError"):
-        raise Fail(f"expected: a declined question is answered with action decline, and the tool says so\n"
-                   f"journal: the server asked {len(asks)} time(s); the client answered {replies!r}{where}")
-    # 3. Fields a form cannot show, and one that must not be asked for.
-    try:
-        module.field_from_schema("where", {"type": "object", "properties": {}}, False)
-        raise Fail(f"expected: an object field cannot be shown in a form: raise Unsupported{where}")
-    except module.Unsupported:
-        pass
-    copies = module.field_from_schema("copies", {"type": "integer", "minimum": 1, "maximum": 5}, True)
-    token = module.field_from_schema("api_token", {"type": "string", "title": "API token"}, True)
-    if (copies.kind, copies.minimum, copies.maximum) != ("integer", 1, 5) or not token.secret:
-        raise Fail(f"expected: an integer keeps its bounds (1..5); a field asking for a token is flagged secret\n"
-                   f"got: {copies.kind} {copies.minimum}..{copies.maximum}, secret={token.secret}{where}")
-    return ("priority became a choice of low/normal/high and note a text field; the answer went back in "
-            "inputResponses; a decline in the handshake era was sent as decline; an object field was "
-            "refused and a token flagged")
+    if not replies or (replies[0] or {}).get("action") != "decline" or not declined.get("isError") \
+            or len(shown_to_person) != len(asks):
+        raise Fail(f"expected: the server's question is put to the person (the elicitor); their decline is "
+                   f"answered with action decline, and the tool says so\njournal: the server asked "
+                   f"{len(asks)} time(s); the client answered {replies!r}\ngot: the person was asked "
+                   f"{len(shown_to_person)} time(s){where}")
+    # 3. Fields as a server's JSON would bring them: kinds, bounds, words; what a form cannot show; secrets.
+    problem = field_problem(module)
+    if problem:
+        raise Fail(f"expected: each requested property becomes the field its schema says, or raises "
+                   f"Unsupported when a form cannot show it\ngot: {problem}{where}")
+    return (f"priority became a choice of low/normal/high and note a text field; the answer went back in "
+            f"inputResponses; a decline in the handshake era was put to the person and sent as decline; "
+            f"{len(FIELDS)} property schemas became their fields or were refused, a token flagged")

@@ -1,6 +1,6 @@
 """The worker: the one process in which the code under test runs.
 
-    python -m checks.worker '{"target": ..., "items": [...], "extensions": false,
+    python -m checks.worker '{"target": ..., "items": [1, 2, 11, ...],
                               "limit": 20.0, "fd": N}'
 
 Started by the runner (`checks.isolation`) in a session of its own. It loads
@@ -71,9 +71,7 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
         note = f"model: none could be chosen ({type(exc).__name__}: {exc})"
     channel.send("start", model=note, display=target.display_path(""))
     wanted = set(request["items"])
-    items: List[Item] = [i for i in ITEMS if i.number in wanted]
-    if request.get("extensions"):
-        items += EXTENSION_ITEMS
+    items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS if i.number in wanted]
 
     def verdict(v: Verdict) -> None:
         channel.send("verdict", verdict=v.to_json(with_trace=True), hung=v.hung)

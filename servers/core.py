@@ -56,8 +56,15 @@ class RpcError(Exception):
 class ToolFailed(Exception):
     """Raised by a tool handler: becomes a result with `isError: true`.
 
-    This is the error class written for the model to read and act on.
+    This is the error class written for the model to read and act on. An
+    error may carry data too (`structured`): it is sent as the error result's
+    `structuredContent`, which no outputSchema vouches for, so a client must
+    never hand it to a program as the tool's answer.
     """
+
+    def __init__(self, text: str, structured: Optional[Any] = None) -> None:
+        super().__init__(text)
+        self.structured = structured
 
 
 @dataclass
@@ -149,6 +156,10 @@ class Server:
         self._by_name = {tool.name: tool for tool in self.tools}
         size = self.page_size or max(1, len(self.tools))
         self._pages = page_plan(len(self.tools), size)
+
+    def set_page_size(self, size: Optional[int]) -> None:
+        self.page_size = size
+        self._paginate()
 
     def add_tool(self, tool: Tool) -> bool:
         """Add a tool (once) and tell the listeners; False if it was there already."""
@@ -294,7 +305,10 @@ class Server:
             else:
                 output = tool.handler(arguments, report) if tool.reports_progress else tool.handler(arguments)
         except ToolFailed as exc:
-            return {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+            failed: Json = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
+            if exc.structured is not None:
+                failed["structuredContent"] = exc.structured
+            return failed
         result: Json = {"content": [{"type": "text", "text": output.text}], "isError": False}
         if output.structured is not None:
             result["structuredContent"] = output.structured

@@ -6,7 +6,8 @@ what went wrong, and leaves no process behind. Standard library only.
 
 Scenarios: die-mid-call, noise, huge-reply, stderr-flood, close-stdout,
 ignore-eof, spawn-child, same-cursor, endless-pages, many-tools, odd-tools,
-catalogue (500 tools to search); and hostile ones, which attack the client
+catalogue (500 tools to search), ranking (ten tools whose order for one query the
+lab's ranking rule fixes); and hostile ones, which attack the client
 rather than break the protocol: deep-nesting, bad-progress, hostile-text,
 env-echo, slow-pattern, asks-back, stderr-injection.
 """
@@ -31,7 +32,7 @@ from servers.stdio import Journal  # noqa: E402
 SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",
              "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools", "catalogue",
              "deep-nesting", "bad-progress", "hostile-text", "env-echo", "slow-pattern", "asks-back",
-             "stderr-injection")
+             "stderr-injection", "ranking")
 # Terminal attacks: clear the screen, set the window title, write the clipboard
 # (OSC 52), and rewrite the current line, plus a lone surrogate no encoder takes.
 HOSTILE = "\x1b[2J\x1b]0;owned\x07\x1b]52;c;ZWNobyBvd25lZA==\x07\r\x1b[2Ksafe \ud800 text\u202e"
@@ -58,7 +59,27 @@ ODD_TOOLS: List[Json] = [
 ]
 
 
+# For the query "alpha beta gamma", scored 3 per word in the name, 2 per word in
+# the title, 1 per word in the description; ties in this order (extension E4).
+RANKING: List[Json] = [
+    {"name": name, "title": title, "description": description, "inputSchema": OBJECT}
+    for name, title, description in (
+        ("rank_one", "Alpha", "A tool."),  # 2
+        ("alpha_two", "Two", "A tool."),  # 3
+        ("rank_three", "Three", "Alpha, beta and gamma."),  # 3
+        ("rank_four", "Alpha beta", "A tool."),  # 4
+        ("rank_five", "Five", "Gamma only."),  # 1
+        ("rank_six", "Six", "Nothing to find here."),  # 0: not listed
+        ("beta_gamma_seven", "Seven", "A tool."),  # 6
+        ("rank_eight", "Eight", "Alpha and beta."),  # 2
+        ("gamma_nine", "Alpha", "A tool."),  # 5: name and title add up
+        ("alpha_ten", "Ten", "Beta."),  # 4: name and description add up
+    )]
+
+
 def tools_for(scenario: str) -> List[Json]:
+    if scenario == "ranking":
+        return RANKING
     if scenario == "many-tools":
         return [{"name": f"tool_{i:05d}", "description": f"Tool number {i}", "inputSchema": OBJECT}
                 for i in range(10_000)]

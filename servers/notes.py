@@ -49,7 +49,9 @@ def read_note(arguments: Json) -> ToolOutput:
     note = NOTES.get(note_id)
     if note is None:
         known = ", ".join(NOTES)
-        raise ToolFailed(f"No note with id {note_id!r}. Known ids: {known}. Use search to find one.")
+        # Data on an error result: a program must never mistake it for a note.
+        raise ToolFailed(f"No note with id {note_id!r}. Known ids: {known}. Use search to find one.",
+                         {"id": note_id, "title": "(no such note)", "body": ""})
     data = {"id": note_id, **note}
     return ToolOutput(f"{note['title']}\n\n{note['body']}", data)
 

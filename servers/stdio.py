@@ -20,7 +20,8 @@ import threading
 import time
 from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
-from servers.core import PAGING_MODES, Json, Report, RpcError, Server, check_envelope, error_reply, no_report
+from servers.core import (PAGING_MODES, Json, Report, RpcError, Server, Tool, ToolOutput, check_envelope,
+                          error_reply, no_report)
 from servers.legacy import LegacyFront
 from servers.tasks import TaskBoard
 
@@ -76,11 +77,25 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--paging", choices=PAGING_MODES, default="normal",
                         help="normal; empty-cursor: the cursor to the second page is \"\" (a real "
                              "cursor); endless: every page has a nextCursor (a client must stop itself)")
+    parser.add_argument("--page-size", type=int, default=None, metavar="N",
+                        help="hand out N tools per page instead of the server's own number")
     parser.add_argument("--silent", action="append", default=[], metavar="METHOD",
                         help="read and journal METHOD but never answer it; repeatable")
     parser.add_argument("--bare-reply", action="append", default=[], metavar="METHOD",
                         help="answer METHOD with a reply that has neither result nor error "
                              "(a protocol violation the client must reject); repeatable")
+    parser.add_argument("--empty-reply", action="append", default=[], metavar="METHOD",
+                        help="answer METHOD with an empty result, {} (legal: what an acknowledgement "
+                             "carries); repeatable")
+    parser.add_argument("--bad-progress", action="store_true",
+                        help="before a request's first progress report, send two malformed ones (a "
+                             "progress that is not a number, and none at all) that a client must ignore")
+    parser.add_argument("--annotations", action="append", default=[], metavar="TOOL=JSON",
+                        help="list TOOL with these annotations instead of its own (null: none at all, so "
+                             "every hint takes its default; values need not be booleans); repeatable")
+    parser.add_argument("--add-tool", action="append", default=[], metavar="NAME[=SCHEMA]",
+                        help="add a read-only tool named NAME (any characters), with the JSON input "
+                             "schema after '=' (default: no arguments); it answers with its name; repeatable")
     parser.add_argument("--progress-steps", type=int, default=5, metavar="N",
                         help="tools that report progress do so N times (default 5)")
     parser.add_argument("--progress-gap", type=float, default=0.03, metavar="S",
@@ -163,8 +178,12 @@ class StdioShell:
         token = meta.get("progressToken") if isinstance(meta, dict) else None
         if token is None:
             return no_report
+        malformed = [{"progressToken": token, "progress": "half", "message": "not a number"},
+                     {"progressToken": token, "message": "no progress at all"}] if self.options.bad_progress else []
 
         def report(progress: float, total: Optional[float], text: str) -> None:
+            while malformed:  # first, the reports a client must shrug off
+                self.write({"jsonrpc": "2.0", "method": "notifications/progress", "params": malformed.pop(0)})
             note: Json = {"progressToken": token, "progress": progress, "message": text}
             if total is not None:
                 note["total"] = total
@@ -209,6 +228,9 @@ class StdioShell:
             time.sleep(delay)  # simulated work: this *is* the latency under test
         if message is not None and message.get("method") in self.options.bare_reply and "id" in message:
             self.write({"jsonrpc": "2.0", "id": message["id"]})  # neither result nor error
+            return
+        if message is not None and message.get("method") in self.options.empty_reply and "id" in message:
+            self.write({"jsonrpc": "2.0", "id": message["id"], "result": {}})  # empty, and still a result
             return
         if message is not None and message.get("method") == "tools/call" and \
                 (message.get("params") or {}).get("name") in self.options.hold:
@@ -293,7 +315,7 @@ class StdioShell:
 
     def serve(self) -> int:
         self.journal.record("start", pid=os.getpid(), server=self.server.name, era=self.options.era,
-                            fail=self.options.fail, argv=sys.argv[1:])
+                            fail=self.options.fail, argv=sys.argv[1:], forked=forked_by())
         if self.options.fail == "exit-at-start":
             self.log("failing on purpose (--fail exit-at-start): cannot open the ticket database")
             self.journal.record("exit", status=3)
@@ -318,11 +340,52 @@ class StdioShell:
         return 0
 
 
+def forked_by() -> Optional[float]:
+    """The wall-clock time by which this process had been started (forked), from
+    the kernel's record, so interpreter start-up on a busy machine does not blur
+    the order in which a client started its servers. The kernel counts in clock
+    ticks: this is the end of the tick it started in. None off Linux."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        tick = 1 / os.sysconf("SC_CLK_TCK")
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) * tick
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    return time.time() - age + tick
+
+
+def parsed_json(text: str, switch: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise SystemExit(f"{switch}: the text after '=' is not JSON: {text!r}") from None
+
+
+def extra_tool(spec: str) -> Tool:
+    """A tool from `--add-tool NAME[=SCHEMA]`: names a model API cannot take as
+    they are (spaces, '/', ':', '@', letters beyond ASCII), or enums of any values."""
+    name, sep, schema = spec.partition("=")
+    input_schema = parsed_json(schema, "--add-tool") if sep else {"type": "object", "additionalProperties": False}
+    return Tool(name, f"An extra tool named {name!r} (fixture --add-tool).", input_schema,
+                lambda arguments: ToolOutput(f"{name} ran with {json.dumps(arguments, sort_keys=True)}"),
+                title=f"Extra: {name}", annotations={"readOnlyHint": True, "openWorldHint": False})
+
+
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
     server.paging = options.paging
     server.progress_steps, server.progress_gap = options.progress_steps, options.progress_gap
     server.task_steps, server.task_gap = options.task_steps, options.task_gap
+    if options.page_size is not None:
+        server.set_page_size(max(1, options.page_size))
+    for spec in options.add_tool:
+        server.add_tool(extra_tool(spec))  # re-pages the list too
+    for spec in options.annotations:
+        name, _, given = spec.partition("=")
+        for tool in server.tools:
+            if tool.name == name:
+                tool.annotations = parsed_json(given, "--annotations")
     front: Front = LegacyFront(server) if options.era == "legacy" else server
     shell = StdioShell(front, options)
     server.on_change = shell.tools_changed

@@ -41,6 +41,16 @@ class Cancelled(Exception):
     """Raised inside a job when the client cancelled its task."""
 
 
+class Lapsed(Exception):
+    """Raised by a job the server drops without a JSON-RPC error (as a server may
+    when a task outlives its ttl): the task ends `failed` with only a message."""
+
+
+class Withdrawn(Exception):
+    """Raised by a job that the server itself calls off: the task ends
+    `cancelled` although the client never asked, with this as its message."""
+
+
 Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
 Event = Callable[..., None]
 
@@ -143,6 +153,10 @@ class TaskBoard:
         except Cancelled:
             self.event("work-stopped", task=task.task_id, reason="cancelled")
             return  # the status was set to cancelled by the cancel itself
+        except Withdrawn as exc:
+            self.finish(task, "cancelled", str(exc))
+        except Lapsed as exc:
+            self.finish(task, "failed", str(exc))
         except ToolFailed as exc:
             result = {"content": [{"type": "text", "text": str(exc)}], "isError": True}
             self.finish(task, "failed" if self.legacy else "completed", str(exc), result=result)

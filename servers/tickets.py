@@ -22,7 +22,7 @@ if __package__ in (None, ""):  # run as a file path: make `servers` importable
 from servers.core import INTERNAL_ERROR, Json, Report, RpcError, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
 from servers.stdio import run  # noqa: E402
 from servers.asking import NeedInput  # noqa: E402
-from servers.tasks import TaskWork  # noqa: E402
+from servers.tasks import Lapsed, TaskWork, Withdrawn  # noqa: E402
 
 TICKETS: Dict[str, Dict[str, str]] = {
     "T-101": {"title": "Login page times out", "status": "open", "queue": "web"},
@@ -127,6 +127,10 @@ def export_tickets(arguments: Json, work: TaskWork, steps: int, gap: float) -> T
     queue = arguments.get("queue")
     if queue == "archive":  # the failing case: a JSON-RPC error, so the task fails
         raise RpcError(INTERNAL_ERROR, "The archive queue's store is offline; nothing was exported")
+    if queue == "retired":  # the server calls the task off itself: it ends cancelled
+        raise Withdrawn("The retired queue was removed by an administrator; the export was called off")
+    if queue == "lapsed":  # failed with a message and no error object (a server dropping it)
+        raise Lapsed("The export outlived its time on the server and was dropped")
     chosen, include_closed, note = arguments.get("format"), True, ""
     if chosen is None:
         answer = work.ask(FORMAT_QUESTION)

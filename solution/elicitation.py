@@ -96,13 +96,15 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
         if not made.options:
             raise Unsupported(f"field {name!r} is a list without a fixed set of values")
         made.kind = "choices"
-    elif kind == "string" and _options(schema):
-        made.kind, made.options = "choice", _options(schema)
     elif kind == "string":
-        made.kind, made.format = "text", str(schema.get("format") or "")
-        if made.format and made.format not in FORMATS:
-            raise Unsupported(f"field {name!r} has a format this client does not know ({made.format!r})")
-        made.minimum, made.maximum = schema.get("minLength"), schema.get("maxLength")
+        made.options = _options(schema)
+        if made.options:  # a single choice
+            made.kind = "choice"
+        else:
+            made.kind, made.format = "text", str(schema.get("format") or "")
+            if made.format and made.format not in FORMATS:
+                raise Unsupported(f"field {name!r} has a format this client does not know ({made.format!r})")
+            made.minimum, made.maximum = schema.get("minLength"), schema.get("maxLength")
     elif kind in ("number", "integer"):
         made.kind = str(kind)
         made.minimum, made.maximum = schema.get("minimum"), schema.get("maximum")

@@ -82,6 +82,10 @@ def handle_of(result: Json, era: str) -> Optional[TaskState]:
     return read_state(result, era) if result.get("resultType") == "task" else None
 
 
+# How much of the server's words an error result shows (server text is cut, never trusted whole).
+ID_CHARS, REASON_CHARS = 40, 300
+
+
 def settled(state: TaskState) -> Optional[Json]:
     """The tool result a task has come to, or None while it is still running.
 
@@ -93,14 +97,15 @@ def settled(state: TaskState) -> Optional[Json]:
     # >>> extension E6 (tasks): when does the wait end, and with what?
     if state.status == "completed":
         if not isinstance(state.result, dict):
-            raise ProtocolViolation(f"task {shown(state.task_id, 40)} completed without a result")
+            raise ProtocolViolation(f"task {shown(state.task_id, ID_CHARS)} completed without a result")
         return state.result
     if state.status == "failed":
         error = McpError.from_reply(state.error) if state.error is not None else None
         why = f"error {error.code}: {error.message}" if error else (state.message or "no reason given")
-        return error_result(f"The task failed on the server ({shown(why, 300)}).")
+        return error_result(f"The task failed on the server ({shown(why, REASON_CHARS)}).")
     if state.status == "cancelled":
-        return error_result(f"The task was cancelled on the server ({shown(state.message or 'no reason', 200)}).")
+        said = state.message or "no reason given"
+        return error_result(f"The task was cancelled on the server ({shown(said, REASON_CHARS)}).")
     return None
     # <<< extension E6
 

@@ -32,7 +32,8 @@ def model_tool_name(alias: str, tool_name: str) -> str:
     # >>> exercise 3 (items 5, 6): prefix with the alias; cut and hash to fit
     # TODO exercise 3: return mcp__<alias>__<tool>. When that is not legal
     # (characters outside [A-Za-z0-9_-], or longer than MAX_MODEL_NAME),
-    # replace the bad characters, cut it, and end it with "_" plus
-    # short_hash(alias, tool_name), so cut names stay unique.
+    # replace every bad character (not only dots), cut it only as far as it
+    # must be (MAX_MODEL_NAME in all, hash included), and end it with "_" plus
+    # short_hash(alias, tool_name), so changed names stay unique.
     return tool_name
     # <<< exercise 3

@@ -82,6 +82,10 @@ def handle_of(result: Json, era: str) -> Optional[TaskState]:
     return read_state(result, era) if result.get("resultType") == "task" else None
 
 
+# How much of the server's words an error result shows (server text is cut, never trusted whole).
+ID_CHARS, REASON_CHARS = 40, 300
+
+
 def settled(state: TaskState) -> Optional[Json]:
     """The tool result a task has come to, or None while it is still running.
 

@@ -60,3 +60,16 @@ def test_a_target_that_cannot_be_loaded_exits_2_with_the_reason(variant: Variant
 
 def test_bad_arguments_exit_2() -> None:
     assert run("--no-such-flag").returncode == 2
+
+
+def test_extension_items_are_chosen_by_name_like_the_nine() -> None:
+    done = run("--target", "solution", "--json", "E5", "--only", "e1,5")
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, done.stdout
+    assert [i["number"] for i in report["items"]] == [5]
+    assert [i["name"] for i in report["extensions"]] == ["E1", "E5"]
+
+
+def test_an_unknown_item_name_is_refused_naming_what_exists() -> None:
+    done = run("--only", "E9,x")
+    assert done.returncode == 2 and "items are 1 to 9 and E1 to E8; got E9, x" in done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from typing import Any, Dict
 
 from servers.core import Server, page_plan
 from servers.tests.conftest import META, error, line, request, result
@@ -155,3 +156,27 @@ def test_tickets_has_the_colliding_destructive_and_awkward_names(tickets_server:
     assert twins[0][:60] == twins[1][:60] and twins[0] != twins[1]
     assert any("." in n for n in tools)
     assert all(len(n) <= 128 for n in tools)
+
+
+def test_a_missing_note_is_an_error_result_that_carries_data(notes_server: Server) -> None:
+    done = result(notes_server, request(1, "tools/call", name="read_note", arguments={"id": "n-9"}))
+    assert done["isError"] is True and done["structuredContent"]["id"] == "n-9"
+
+
+def test_a_job_the_server_calls_off_ends_cancelled_and_one_it_drops_ends_failed_without_an_error() -> None:
+    from servers.tasks import Lapsed, TaskBoard, Withdrawn
+
+    def withdrawn(arguments: Dict[str, Any], work: Any) -> Any:
+        raise Withdrawn("called off")
+
+    def lapsed(arguments: Dict[str, Any], work: Any) -> Any:
+        raise Lapsed("dropped")
+
+    board = TaskBoard(legacy=False)
+    for job, status in ((withdrawn, "cancelled"), (lapsed, "failed")):
+        handle = board.start("export_tickets", job, {}, can_ask=False)
+        task = board.find(handle["taskId"])
+        assert task.stopped.wait(5)
+        view = board.current_view(task, detailed=True)
+        assert view["status"] == status and view["statusMessage"] in ("called off", "dropped")
+        assert "error" not in view and "result" not in view

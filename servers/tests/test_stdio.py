@@ -119,3 +119,50 @@ def test_hold_makes_a_call_wait_for_another_reply() -> None:
         line(request(2, "server/discover")),
     ], "--hold", "read_note")
     assert [r["id"] for r in replies(done.stdout)] == [2, 1]
+
+
+def test_empty_reply_answers_a_method_with_an_empty_result() -> None:
+    done = run_server("notes", [line(request(1, "notes/flush"))], "--empty-reply", "notes/flush")
+    assert replies(done.stdout) == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+
+def test_bad_progress_sends_two_malformed_reports_before_the_real_ones() -> None:
+    call = request(1, "tools/call", name="rebuild_index", arguments={})
+    call["params"]["_meta"]["progressToken"] = "p"
+    done = run_server("tickets", [line(call)], "--bad-progress", "--progress-steps", "2", "--progress-gap", "0")
+    reports = [r["params"] for r in replies(done.stdout) if r.get("method") == "notifications/progress"]
+    assert reports[0]["progress"] == "half" and "progress" not in reports[1]
+    assert [r["progress"] for r in reports[2:]] == [1, 2]
+
+
+def test_annotations_can_be_replaced_or_removed_and_tools_added_on_one_page() -> None:
+    done = run_server("notes", [line(request(1, "tools/list"))], "--annotations", "read_note=null",
+                      "--annotations", 'search={"readOnlyHint": 1}', "--add-tool", "weekly report",
+                      "--add-tool", 'tune={"type": "object", "properties": {"x": {"enum": [0.5]}}}',
+                      "--page-size", "10")
+    page = replies(done.stdout)[0]["result"]
+    tools = {t["name"]: t for t in page["tools"]}
+    assert "annotations" not in tools["read_note"] and tools["search"]["annotations"] == {"readOnlyHint": 1}
+    assert tools["weekly report"]["annotations"]["readOnlyHint"] is True
+    assert tools["tune"]["inputSchema"]["properties"]["x"]["enum"] == [0.5]
+    assert len(tools) == 5 and "nextCursor" not in page
+
+
+def test_an_added_tool_answers_with_its_name_and_arguments() -> None:
+    done = run_server("tickets", [line(request(1, "tools/call", name="owner@team", arguments={}))],
+                      "--add-tool", "owner@team")
+    assert replies(done.stdout)[0]["result"]["content"][0]["text"] == "owner@team ran with {}"
+
+
+def test_a_schema_that_is_not_json_is_refused_in_one_line() -> None:
+    done = run_server("notes", [], "--add-tool", "x={oops")
+    assert done.returncode != 0 and b"--add-tool: the text after '=' is not JSON" in done.stderr
+
+
+def test_the_journal_start_says_when_the_process_was_started(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    before = time.time()
+    run_server("notes", [], "--journal", str(path))
+    start = journal(path)[0]
+    # The kernel's start time, rounded up to its clock tick: after the spawn, before Python was up.
+    assert before - 0.05 < start["forked"] <= start["t"] + 0.02

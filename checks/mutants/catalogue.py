@@ -1,0 +1,189 @@
+"""The lab's catalogue of learner mutants: wrong answers a learner would write
+(and lazy and faked ones), each with the item it must turn red and the words
+its failure message must hold, so that red is red for the right reason.
+
+Each is an edit of the reference solution: `old` (found exactly once in
+`file`) becomes `new`. Most edit a region; the faked clients edit the code
+around one, as a learner who works around a check would. CI judges every entry
+(`python -m checks.mutants --catalogue`), and the tests hold them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Tuple
+
+from checks.mutants.regions import REGIONS
+from checks.target import ROOT
+
+
+@dataclass(frozen=True)
+class LearnerMutant:
+    name: str  # what the learner wrote, in a few words
+    region: str  # the region it belongs to ("1".."4", "E1".."E8")
+    old: str
+    new: str
+    red: str  # the item that must turn red
+    says: Tuple[str, ...]  # what its failure message must say: the cause
+    file: str = ""  # default: the region's own file
+
+    @property
+    def where(self) -> str:
+        return self.file or REGIONS[self.region].file
+
+    def text(self) -> str:
+        """The mutated file."""
+        original = (ROOT / "solution" / self.where).read_text(encoding="utf-8")
+        if original.count(self.old) != 1:
+            raise ValueError(f"{self.name}: the text to replace is in {self.where} "
+                             f"{original.count(self.old)} times, not once")
+        return original.replace(self.old, self.new)
+
+
+HANDLED = '''        if "result" in message:
+            slot.resolve(message["result"])
+        elif "error" in message:
+'''
+BARE = "            slot.reject(ProtocolViolation(\"a reply with neither 'result' nor 'error'\"))\n"
+NAMED = '''    legal = _ILLEGAL.sub("_", name)
+    if legal == name and len(name) <= MAX_MODEL_NAME:
+        return name
+'''
+LIMITED = '''                with anyio.fail_after(self.discovery_timeout):
+                    found[spec.alias] = await self.connect(spec)
+'''
+CANCELLED = '''    if state.status == "cancelled":
+        said = state.message or "no reason given"
+'''
+
+CATALOGUE: Tuple[LearnerMutant, ...] = (
+    # -- exercise 1: a reply carries either a result or an error -----------------
+    LearnerMutant("only results are handled (the starter)", "1",
+                  HANDLED + "            slot.reject(McpError.from_reply(message[\"error\"]))\n        else:\n" + BARE,
+                  '        if "result" in message:\n            slot.resolve(message["result"])\n',
+                  "2", ("its error reply was read and dropped",)),
+    LearnerMutant("a truthy test for the result: {} is taken for no result", "1",
+                  HANDLED, '        if message.get("result"):\n            slot.resolve(message["result"])\n'
+                           '        elif message.get("error"):\n',
+                  "2", ("empty result {} is a result", "notes/flush")),
+    LearnerMutant("a reply with neither member is dropped", "1", "        else:\n" + BARE, "",
+                  "2", ("notes/status was still waiting: that reply was dropped",)),
+    LearnerMutant("a reply with neither member resolves as a result", "1", BARE,
+                  '            slot.resolve(message.get("result", {"resultType": "complete"}))\n',
+                  "2", ("expected: ProtocolViolation", "a result {")),
+    # -- exercise 2: follow nextCursor to the last page ---------------------------
+    LearnerMutant("the pager stops on an empty cursor", "2", "        if cursor is None:\n",
+                  "        if not cursor:\n", "3", ("nextCursor ''", 'or "")')),
+    LearnerMutant("the pager has no page limit", "2", "    for _ in range(max_pages):\n",
+                  "    for _ in iter(int, 1):  # forever\n", "3", ("stopped after max_pages=5 pages",
+                                                                 "received 40 tools/list requests")),
+    LearnerMutant("the pager reads one page and fakes the rest", "2",
+                  "        cursor = page.get(\"nextCursor\")\n",
+                  "        cursor = None\n        tools.extend({\"name\": \"add_note\", \"inputSchema\": {}}"
+                  " for _ in range(1) if \"add_note\" not in str(tools))\n",
+                  "3", ("1 tools/list request(s)", "nextCursor ''")),
+    # -- exercise 3: prefix, cut and hash -----------------------------------------
+    LearnerMutant("no prefix: the tool's own name", "3", NAMED, "    return tool_name\n", "5",
+                  ("one search shadows the other",)),
+    LearnerMutant("the hash only when the name is cut", "3", NAMED,
+                  "    legal = _ILLEGAL.sub(\"_\", name)\n    if len(legal) <= MAX_MODEL_NAME:\n        return legal\n",
+                  "6", ("mcp__tickets__queue_stats' is already taken by tickets/queue.stats",)),
+    LearnerMutant("only dots replaced", "3", NAMED,
+                  '    legal = name.replace(".", "_")\n    if "." not in name and len(name) <= MAX_MODEL_NAME:\n'
+                  '        return name\n', "6", ("not only dots", "' ' not allowed")),
+    LearnerMutant("\\w lets letters beyond ASCII through", "3", NAMED,
+                  '    legal = re.sub(r"[^\\w-]", "_", name)\n    if legal == name and len(name) <= MAX_MODEL_NAME:\n'
+                  '        return name\n', "6", ("'é' not allowed",)),
+    # -- exercise 4: a limit and a try/except per server ----------------------------
+    LearnerMutant("no limit on each server's discovery", "4", LIMITED,
+                  "                found[spec.alias] = await self.connect(spec)\n", "8",
+                  ("it came online", "self.discovery_timeout")),
+    LearnerMutant("no try/except: one failure sinks the refresh", "4",
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n",
+                  "            except ArithmeticError as exc:\n", "8", ("sank the whole refresh",)),
+    # -- E1: consent ------------------------------------------------------------------
+    LearnerMutant("a missing readOnlyHint read as true", "E1",
+                  '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
+                  '    return trusted and (entry.tool.get("annotations") or {}).get("readOnlyHint", True) is True\n',
+                  "E1", ("listed without annotations asks first", "readOnlyHint means false")),
+    LearnerMutant("a truthy readOnlyHint: any value but false lets a call through", "E1",
+                  '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
+                  '    return trusted and bool(entry.annotations.get("readOnlyHint"))\n', "E1",
+                  ("readOnlyHint 1, a number",)),
+    LearnerMutant("the server's word taken whatever the trust", "E1",
+                  '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
+                  '    return entry.annotations.get("readOnlyHint") is True\n', "E1", ("tickets is untrusted",)),
+    # -- E2: list changes ---------------------------------------------------------------
+    LearnerMutant("the announcement is ignored (the starter)", "E2",
+                  "        if self._task_group is not None and alias in self.connections:\n"
+                  "            self._task_group.start_soon(self._relist, alias)\n", "        return\n", "E2",
+                  ("the table never changed",)),
+    # -- E4: many tools ---------------------------------------------------------------------
+    LearnerMutant("matches kept in catalogue order, best not first", "E4",
+                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
+                  "    return [entry for _, _, entry in scored[:limit]]\n", "E4",
+                  ("search_tools finds export_invoice first",)),
+    LearnerMutant("names only: titles and descriptions never searched", "E4",
+                  "        score = 3 * len(wanted & name) + 2 * len(wanted & words(entry.title)) \\\n"
+                  "            + len(wanted & words(str(entry.tool.get(\"description\", \"\"))))\n",
+                  "        score = len(wanted & name)\n", "E4", ("for 'alpha beta gamma', lab's tools in this order",)),
+    # -- E3: progress -------------------------------------------------------------------
+    LearnerMutant("progress taken as a number without a check", "E3",
+                  "        if not is_number(progress):\n            return  # not a progress report: nothing to "
+                  "show, nothing to extend\n", "", "E3", ("malformed progress report is ignored",)),
+    LearnerMutant("progress that does not note its time", "E3",
+                  "        self._progress_at[token] = anyio.current_time()\n", "", "E3",
+                  ("progressResetsTimeout", "_progress_at")),
+    # -- E5: structured results ------------------------------------------------------------
+    LearnerMutant("structuredContent handed over even from an error", "E5",
+                  '    if result.get("isError") or entry is None:\n        return None\n', "", "E5",
+                  ("isError result gives the program no data",)),
+    # -- E6: tasks ----------------------------------------------------------------------------
+    LearnerMutant("only completed ends the wait", "E6", '    if state.status == "failed":', "    if False:",
+                  "E6", ("status failed ends the wait", "asked tasks/get again")),
+    LearnerMutant("cancelled does not end the wait", "E6", CANCELLED, '    if False:\n        said = ""\n', "E6",
+                  ("status cancelled ends the wait", "asked tasks/get again")),
+    LearnerMutant("input_required ends the wait", "E6", "    return None\n    # <<< extension E6",
+                  '    if state.status == "input_required":\n        return error_result("the task needs input")\n'
+                  "    return None\n    # <<< extension E6", "E6", ("input_required means the task waits",)),
+    LearnerMutant("a made-up result instead of the stored one", "E6", "        return state.result\n",
+                  '        return {"content": [{"type": "text", "text": "done"}]}\n', "E6",
+                  ("the last answer said 'completed'",)),
+    LearnerMutant("faked: the handshake era never asks tasks/result", "E6",
+                  '            outcome.setdefault("result", await server.request("tasks/result", '
+                  '{"taskId": state.task_id},\n                                                              '
+                  'timeout=math.inf))\n',
+                  '            outcome.setdefault("result", {"content": []})\n', "E6",
+                  ("comes from tasks/result", "0 tasks/result"), file="task_runner.py"),
+    # -- E7: elicitation --------------------------------------------------------------------------
+    LearnerMutant("every field a text field", "E7", '    kind = schema.get("type")\n',
+                  '    return FormField(name, "text", str(name), "", required)\n', "E7",
+                  ("priority as a choice of low/normal/high",)),
+    LearnerMutant("any type accepted", "E7",
+                  '        raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")',
+                  '        made.kind = "text"', "E7", ("a form cannot show it (raise Unsupported)",)),
+    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(", "    made.secret = False and bool(",
+                  "E7", ("secret False (want True)",)),
+    LearnerMutant("faked: every question declined without asking anyone", "E7",
+                  "        reply[\"result\"] = await answer(elicitor, alias, params, related_task(params))\n",
+                  "        reply[\"result\"] = {\"action\": \"decline\"}\n", "E7",
+                  ("the person was asked 0 time(s)",), file="server_requests.py"),
+    # -- E8: code mode --------------------------------------------------------------------------------
+    LearnerMutant("enums typed as plain strings", "E8",
+                  "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
+                  '    return "str"\n', "E8", ("tune_alerts(mode=...) allows exactly 'quiet', 'loud' and None",
+                                          "it allows anything")),
+    LearnerMutant("values written without quotes", "E8", "shown_values.append(repr(value))",
+                  "shown_values.append(str(value))", "E8",
+                  ("Literal[low, normal, high] is not a valid type",)),
+    LearnerMutant("repr() of every value, whatever its type", "E8",
+                  "        if isinstance(value, bool) or value is None or isinstance(value, (int, str)):\n"
+                  "            shown_values.append(repr(value))\n        else:\n            return None\n"
+                  "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
+                  "        shown_values.append(repr(value))\n    return f\"Literal[{', '.join(shown_values)}]\"\n",
+                  "E8", ("tune_alerts",)),
+)
+
+
+def by_region(region: str) -> Tuple[LearnerMutant, ...]:
+    return tuple(m for m in CATALOGUE if m.region == region)

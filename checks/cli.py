@@ -65,7 +65,7 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
         parser.error(f"items are 1 to {len(ITEMS)} and E1 to E{len(EXTENSION_ITEMS)}; got {', '.join(unknown)}")
     chosen = {numbers[n.upper()] for n in wanted}
     if options.hint is not None and options.hint.upper() not in HINTS:
-        parser.error(f"--hint wants an item: 1 to {len(ITEMS)}, or E1 to E7; got {options.hint!r}")
+        parser.error(f"--hint wants an item: 1 to {len(ITEMS)}, or E1 to E{len(EXTENSION_ITEMS)}; got {options.hint!r}")
     if not 0 < options.limit < 3600:
         parser.error(f"--limit wants seconds between 0 and 3600; got {options.limit:g}")
     options.chosen = chosen

@@ -1,16 +1,24 @@
-"""Regular expressions from servers, matched with a time limit.
+"""Schemas from servers, checked with bounded work.
 
 A schema's `pattern` is server text too: `^(a+)+$` against a few dozen
 characters keeps Python's `re` busy for minutes, holding the event loop (no
 timeout fires, Ctrl-C waits). Schemas are therefore checked with the `regex`
 engine, which takes a timeout and lets go of the interpreter while it
 matches; a pattern that runs out of time is reported, not waited for.
+
+The schema's shape is the other lever: six `$defs`, each an `anyOf` of ten
+`$ref`s to the next, make a million paths for one value. Every keyword a
+check evaluates therefore counts against a budget of steps (`MAX_STEPS`);
+past it the check stops with `TooComplex`, whatever the machine's speed. An
+honest schema needs a few hundred steps.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any, Dict, Iterator, Type
+
+import threading
 
 import regex
 from jsonschema import ValidationError
@@ -20,8 +28,47 @@ from jsonschema.validators import extend
 MATCH_SECONDS = 0.5  # per pattern and value; an honest pattern needs microseconds, even on a busy machine
 
 
+MAX_STEPS = 20_000  # keyword evaluations for one check: a tenth of a second or so at worst
+
+
 class PatternTooSlow(Exception):
     """A server's pattern did not finish matching within MATCH_SECONDS."""
+
+
+class TooComplex(PatternTooSlow):
+    """A check needed more than MAX_STEPS keyword evaluations."""
+
+
+_steps = threading.local()
+
+
+class Budget:
+    """`with Budget():` around one check: every keyword evaluated inside counts."""
+
+    def __enter__(self) -> "Budget":
+        _steps.left = MAX_STEPS
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _steps.left = None
+
+
+def spend() -> None:
+    left = getattr(_steps, "left", None)
+    if left is None:
+        return  # outside a Budget: the caller bounds the work another way
+    if left <= 0:
+        raise TooComplex(f"the server's schema needs more than {MAX_STEPS} steps to check one value "
+                         "(references that fan out)")
+    _steps.left = left - 1
+
+
+def counted(keyword: Any) -> Any:
+    """A keyword function of jsonschema's that spends one step each time it runs."""
+    def run(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+        spend()
+        yield from keyword(validator, value, instance, schema)
+    return run
 
 
 @lru_cache(maxsize=1024)
@@ -60,9 +107,11 @@ _extend: Any = extend  # untyped in jsonschema
 
 
 def bounded(cls: Type[Validator]) -> Type[Validator]:
-    """`cls` with its pattern keywords matched under a time limit."""
+    """`cls` with its pattern keywords matched under a time limit and every
+    keyword counted against the step budget."""
     found = _BOUNDED.get(cls)
     if found is None:
-        made: Type[Validator] = _extend(cls, {"pattern": _pattern, "patternProperties": _pattern_properties})
+        keywords = {**cls.VALIDATORS, "pattern": _pattern, "patternProperties": _pattern_properties}
+        made: Type[Validator] = _extend(cls, {name: counted(fn) for name, fn in keywords.items()})
         found = _BOUNDED[cls] = made
     return found

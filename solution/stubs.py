@@ -23,7 +23,7 @@ import keyword
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from .jsonrpc import Json
 from .naming import short_hash
@@ -31,6 +31,7 @@ from .untrusted import shown
 
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
 MAX_DEPTH = 8  # nested schemas deeper than this are typed Any
+MAX_NODES = 2_000  # schema nodes one tool's stub may visit; a fan-out past it is typed Any
 TYPING_NAMES = ("Any", "Literal", "Required", "TypedDict")  # what every stub module imports
 
 
@@ -91,9 +92,14 @@ class TypeWriter:
     def __init__(self, module: StubModule, class_names: Set[str]) -> None:
         self.module = module
         self.class_names = class_names
+        self.left = MAX_NODES  # schema nodes this tool may still visit (set again per tool)
+        self._refs: Dict[Tuple[int, str], str] = {}  # (root, $ref) -> its type, written once
 
     def type_of(self, schema: Any, hint: str, root: Json, depth: int = 0, seen: Optional[Set[str]] = None) -> str:
-        if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        # A server's schema may fan out ($refs to $refs, ten at a time): each
+        # reference is typed once, and past MAX_NODES nodes everything is Any.
+        self.left -= 1
+        if not isinstance(schema, dict) or depth > MAX_DEPTH or self.left < 0:
             return "Any"
         seen = seen or set()
         ref = schema.get("$ref")
@@ -101,7 +107,10 @@ class TypeWriter:
             target = self.resolve(ref, root)
             if target is None or ref in seen:
                 return "Any"  # outside this schema, or recursive: no finite type
-            return self.type_of(target, hint, root, depth + 1, seen | {ref})
+            memo = (id(root), ref)
+            if memo not in self._refs:
+                self._refs[memo] = self.type_of(target, hint, root, depth + 1, seen | {ref})
+            return self._refs[memo]
         if "const" in schema:
             return literal([schema["const"]]) or "Any"
         if isinstance(schema.get("enum"), list):
@@ -178,6 +187,7 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
     functions = [identifier(alias, str(tool.get("name")), taken) for tool in tools]
     writer = TypeWriter(module, set(taken))
     for tool, function in zip(tools, functions):
+        writer.left = MAX_NODES
         module.originals[function] = str(tool.get("name"))
         schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
         assert isinstance(schema, dict)

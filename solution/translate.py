@@ -18,7 +18,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
 from .jsonrpc import Json
-from .patterns import PatternTooSlow, bounded
+from .patterns import Budget, PatternTooSlow, bounded
 
 # Defaults when a server says nothing: assume the worst (MCP's own defaults).
 CAUTIOUS_ANNOTATIONS: Json = {"readOnlyHint": False, "destructiveHint": True,
@@ -147,8 +147,9 @@ def first_problem(validator: Validator, instance: Any) -> Optional[str]:
     """The first way `instance` breaks the schema, saying where; None if it fits.
     A server pattern that cannot be checked in time is a problem too."""
     try:
-        error = next(iter(validator.iter_errors(instance)), None)
-    except PatternTooSlow as exc:
+        with Budget():
+            error = next(iter(validator.iter_errors(instance)), None)
+    except PatternTooSlow as exc:  # a slow pattern, or too many steps (TooComplex)
         return f"it could not be checked: {exc}"
     if error is None:
         return None

@@ -98,3 +98,15 @@ async def test_every_fixture_tools_stub_type_checks(fixture: Any, tmp_path: Path
     wrong = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "wrong.py"],
                            capture_output=True, text=True, cwd=tmp_path, timeout=240)
     assert wrong.returncode == 1 and "wrong.py:5" in wrong.stdout and "Literal['xml']" in wrong.stdout
+
+
+def test_a_schema_that_fans_out_is_typed_once_per_reference_and_capped() -> None:
+    defs: Dict[str, Any] = {f"d{n}": {"anyOf": [{"$ref": f"#/$defs/d{n + 1}"}] * 10} for n in range(6)}
+    defs["d6"] = {"type": "object", "properties": {"leaf": {"type": "string"}}}
+    wide = {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}}
+    many = {"type": "object", "properties": {f"p{i}": {"type": "object", "properties": {
+        f"q{j}": {"type": "string"} for j in range(60)}} for i in range(60)}}
+    module = module_for("fan", [{"name": "wide", "inputSchema": wide}, {"name": "many", "inputSchema": many}])
+    compile(module.source, "fan.py", "exec")  # still Python
+    assert module.source.count("class ") < 70  # the 3,600 nodes of 'many' stopped at the cap
+    assert "async def wide(" in module.source and "async def many(" in module.source

@@ -83,3 +83,30 @@ def test_a_schema_that_breaks_its_metaschema_is_caught_at_the_first_call() -> No
     problem = argument_errors(entry, {"a": 1})
     assert problem is not None and "its inputSchema is not a valid JSON Schema" in problem
     assert argument_errors(entry, {"a": 1}) == problem  # checked once, remembered
+
+
+def fan_out(levels: int, width: int = 10) -> Dict[str, Any]:
+    """$defs that each reference the next `width` times: width ** levels paths for one value."""
+    defs: Dict[str, Any] = {f"d{n}": {"anyOf": [{"$ref": f"#/$defs/d{n + 1}"}] * width} for n in range(levels)}
+    defs[f"d{levels}"] = {"type": "string"}
+    return {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}}
+
+
+def test_a_schema_that_fans_out_is_given_up_on_after_a_budget_of_steps() -> None:
+    from solution.patterns import MAX_STEPS
+    entry = make_entry("s", {"name": "t", "inputSchema": fan_out(6)}, "t")
+    # A million paths to a value that fits none of them: without a budget, minutes and gigabytes.
+    said = argument_errors(entry, {"x": 5})
+    assert said is not None and "could not be checked" in said and f"more than {MAX_STEPS} steps" in said
+
+
+def test_an_honest_schema_with_references_is_checked_within_the_budget() -> None:
+    entry = make_entry("s", {"name": "t", "inputSchema": fan_out(3, 2)}, "t")
+    assert argument_errors(entry, {"x": "fine"}) is None
+    assert "is not valid under any of the given schemas (at x)" in str(argument_errors(entry, {"x": 5}))
+
+
+def test_the_budget_is_spent_per_check_not_per_process() -> None:
+    entry = make_entry("s", {"name": "t", "inputSchema": fan_out(3, 2)}, "t")
+    for _ in range(2000):  # each check starts with the whole budget
+        assert argument_errors(entry, {"x": "fine"}) is None

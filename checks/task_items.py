@@ -77,15 +77,15 @@ def polled_after_the_end(journal: Journal) -> Optional[Tuple[str, str]]:
 
 
 async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str,
-                           arguments: Dict[str, Any]) -> Dict[str, Any]:
-    """`call_one` for a task that ends at once: a client that polls on after
-    the server said it ended is stopped at its next poll and red, instead of
-    being waited for until its task limit."""
+                           arguments: Dict[str, Any], elicitor: Any = None) -> Dict[str, Any]:
+    """`call_one` for a task: a client that polls on after the server said it
+    ended is stopped at its next poll and red, instead of being waited for
+    until its task limit."""
     journal = lab.journals[-1]
     outcome: Dict[str, Any] = {}
 
     async def call() -> None:
-        outcome["result"] = await call_one(target, lab, spec, alias, arguments)
+        outcome["result"] = await call_one(target, lab, spec, alias, arguments, elicitor=elicitor)
         group.cancel_scope.cancel()
 
     async def watch() -> None:
@@ -114,7 +114,7 @@ async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str,
 async def tasks(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E6"])
     # 1. A task that completes: the client's result is the one the server stored.
-    done = await call_one(target, lab, lab.server("tickets"), "tickets", {"format": "json"})
+    done = await call_until_ended(target, lab, lab.server("tickets"), "tickets", {"format": "json"})
     journal = lab.journal("tickets")
     stored = last_snapshot(journal)
     if stored.get("status") != "completed" or done != stored.get("result"):
@@ -125,7 +125,7 @@ async def tasks(target: Target, lab: Lab) -> str:
     async def answer(question: Any) -> Dict[str, Any]:
         return {"action": "accept", "content": {"format": "json"}}
     asked_spec = lab.server("tickets", "asking-tickets")
-    asked = await call_one(target, lab, asked_spec, "asking-tickets", {}, elicitor=answer)
+    asked = await call_until_ended(target, lab, asked_spec, "asking-tickets", {}, elicitor=answer)
     asking = lab.journal("asking-tickets")
     final = last_snapshot(asking)
     waited = any((e.msg.get("result") or {}).get("status") == "input_required" for e in sent(asking))

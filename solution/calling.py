@@ -21,7 +21,7 @@ from .breaker import Breaker
 from .config import Config
 from .connector import Connection
 from .consent import AuditLog, Consent, fingerprint
-from .errors import RequestTimeout, ServerGone
+from .errors import AuditFailed, RequestTimeout, ServerGone
 from .failures import error_result, reason
 from .jsonrpc import Json
 from .stdio_client import ProgressHandler, StdioClient
@@ -29,6 +29,7 @@ from .task_runner import StatusHandler, TaskBook, TaskPlan, TaskRecord, run_task
 from .tasks import TaskState
 from .tool_calls import call_tool
 from .translate import ToolEntry, argument_errors
+from .untrusted import not_json, shown
 
 COSTLY = (RequestTimeout, ServerGone)  # failures that cost a timeout or leave the server unusable
 NOT_SENT = "io.mcp-client-lab/notSent"  # in a result's _meta: why the call never left the client
@@ -80,11 +81,15 @@ class ToolCalls:
             if entry is not None and decision != "not sent":
                 self.breaker.succeeded(entry.alias)
         entry = entry or self.entries.get(model_name)
-        self.audit.record(model_name=model_name, alias=entry.alias if entry else None,
-                          tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
-                          outcome="error" if result.get("isError") else "ok",
-                          duration_ms=round((time.perf_counter() - began) * 1000, 1),
-                          fingerprint=fingerprint(entry.tool) if entry else None, via=via)
+        try:
+            self.audit.record(model_name=model_name, alias=entry.alias if entry else None,
+                              tool=entry.original_name if entry else None, arguments=arguments, decision=decision,
+                              outcome="error" if result.get("isError") else "ok",
+                              duration_ms=round((time.perf_counter() - began) * 1000, 1),
+                              fingerprint=fingerprint(entry.tool) if entry else None, via=via)
+        except AuditFailed as exc:
+            went = "was not sent" if decision in ("not sent", "no") else "went out to the server"
+            raise AuditFailed(f"{exc}; the call to {shown(model_name, 80)} {went}") from None
         return result
 
     async def _call(self, model_name: str, arguments: Any,
@@ -105,6 +110,11 @@ class ToolCalls:
         if connection is None:
             return "not sent", not_sent("server offline",
                                         f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
+        odd = not_json(arguments)
+        if odd is not None:  # Python would send NaN, which is not JSON: refused here, on every path
+            return "not sent", not_sent("not JSON", (
+                f"The arguments for {model_name} hold a value JSON cannot carry ({shown(odd, 80)}): "
+                "NaN and Infinity are not JSON numbers. Nothing was sent."))
         problem = argument_errors(entry, arguments)
         if problem is not None:
             return "not sent", not_sent("invalid arguments", (

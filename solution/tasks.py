@@ -74,16 +74,25 @@ def read_state(body: Any, era: str) -> TaskState:
                      body.get("result"), body.get("error"))
 
 
+# How much of the server's words an error result shows (server text is cut, never trusted whole).
+ID_CHARS, REASON_CHARS = 40, 300
+
+
+def same_task(state: TaskState, task_id: str) -> TaskState:
+    """A tasks/get answer must be about the task asked about: an answer about
+    another is a protocol violation, never followed."""
+    if state.task_id != task_id:
+        raise ProtocolViolation(f"asked about task {shown(task_id, ID_CHARS)}, the server answered about "
+                                f"another task ({shown(state.task_id, ID_CHARS)})")
+    return state
+
+
 def handle_of(result: Json, era: str) -> Optional[TaskState]:
     """The task a `tools/call` result stands for, or None for an ordinary result."""
     if era == "legacy":
         nested = result.get("task")
         return read_state(nested, era) if isinstance(nested, dict) and "content" not in result else None
     return read_state(result, era) if result.get("resultType") == "task" else None
-
-
-# How much of the server's words an error result shows (server text is cut, never trusted whole).
-ID_CHARS, REASON_CHARS = 40, 300
 
 
 def settled(state: TaskState) -> Optional[Json]:

@@ -84,7 +84,12 @@ async def answer_input_required(server: Caller, params: Json, asked: Json) -> Js
 
 
 def checked_output(entry: ToolEntry, result: Json) -> Json:
-    """A result whose structured part breaks the declared schema becomes an error."""
+    """A result whose structured part breaks the declared schema becomes an error,
+    and so does one that is not a tool result at all (a task's final result too)."""
+    content = result.get("content", [])
+    if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
+        return error_result(f"{entry.model_name}: the server's result is malformed: its content is not a list "
+                            "of blocks.")
     if result.get("isError") or entry.output_validator is None or schema_problem(entry):
         return result  # nothing to check against (a broken outputSchema checks nothing)
     if "structuredContent" not in result:

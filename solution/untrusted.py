@@ -53,6 +53,29 @@ def json_text(value: Any, indent: "int | None" = None) -> str:
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
+def not_json(value: Any) -> "str | None":
+    """Why `value` cannot go on the wire as JSON (NaN, Infinity, an object JSON
+    has no word for), or None when it can. Python's json writes NaN, which is
+    not JSON, so every call is asked this before it is sent."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        return str(exc).split(":")[0] or type(exc).__name__
+    return None
+
+
+def loggable(value: Any) -> Any:
+    """`value` with every number JSON cannot hold (NaN, Infinity) written as a
+    string, so a log line can still say what was refused."""
+    if isinstance(value, float) and value != value or value in (float("inf"), float("-inf")):
+        return repr(value)
+    if isinstance(value, dict):
+        return {str(k): loggable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [loggable(v) for v in value]
+    return value
+
+
 def quoted(value: Any, limit: int = 300) -> str:
     """Server words for the model: one line, shortened at a word, in quotes they cannot close."""
     text = " ".join(shown(value).replace('"', "'").split())

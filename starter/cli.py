@@ -31,7 +31,7 @@ from .aggregator import Aggregator
 from .code_mode import RUN_SCRIPT, CodeMode
 from .config import Config, load_config, usable_seconds
 from .consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
-from .errors import ConfigError, ModelApiError
+from .errors import AuditFailed, ConfigError, ModelApiError
 from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
@@ -173,11 +173,28 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
         except (BrokenPipeError, SystemExit):  # the reader went away (`| head`): nothing more to say
             quiet_stdout()
             status = 1
+        except Exception as exc:  # noqa: BLE001 - only the audit log's failure is ours to word
+            failed = leaf_of(exc, AuditFailed)
+            if failed is None:
+                raise
+            print(f"error: {failed}", file=sys.stderr)  # one line, however deep it was raised
+            status = 2
         group.cancel_scope.cancel()
     if stopped:
         print(f"stopped by {signal.Signals(stopped[0]).name}; every server was closed", file=sys.stderr)
         return 128 + stopped[0]
     return status
+
+
+def leaf_of(exc: BaseException, kind: type) -> Optional[BaseException]:
+    """The first exception of `kind` in `exc` or the groups it holds."""
+    if isinstance(exc, kind):
+        return exc
+    for inner in getattr(exc, "exceptions", ()):
+        found = leaf_of(inner, kind)
+        if found is not None:
+            return found
+    return None
 
 
 def quiet_stdout() -> None:
@@ -204,7 +221,11 @@ async def command(options: argparse.Namespace, config: Config) -> int:
             # Questions from servers: a form at the terminal, or (no terminal) nothing
             # declared, so a well-behaved server does without asking.
             tools.elicitor = terminal_elicitor()
-            tools.task_book = TaskBook(options.tasks_file or None)
+            try:
+                tools.task_book = TaskBook(options.tasks_file or None)
+            except OSError as exc:  # a planted link or FIFO: refused before anything is called
+                print(f"error: cannot use the tasks file: {exc}", file=sys.stderr)
+                return 2
             tools.on_task_status = TaskLines()
         await tools.refresh()
         if not tools.connections:

@@ -20,6 +20,7 @@ import anyio
 
 from .aggregator import Aggregator
 from .calling import NOT_SENT
+from .errors import AuditFailed
 from .failures import error_result
 from .front import Front
 from .jsonrpc import Json
@@ -65,6 +66,7 @@ class ScriptRun:
     printed_chars: int = 0  # all it printed; `printed` keeps only what can be shown
     stopped: Optional[str] = None  # see sandbox.Outcome
     reason: str = ""
+    failure: Optional[AuditFailed] = None  # the audit log failed: the run ends, whatever the script does
 
 
 def shortened(printed: str, limit: int, total: int) -> str:
@@ -136,6 +138,8 @@ class CodeMode(Front):
         modules = {m.name: HostModule({function: self.host(run, m, function) for function in m.originals},
                                       m.source) for m in self.modules()}
         outcome = await run_in_sandbox(script, modules, self.limits)
+        if run.failure is not None:
+            raise run.failure
         run.printed, run.printed_chars = outcome.printed, outcome.printed_chars
         run.stopped, run.reason = outcome.stopped, outcome.reason
         return script_result(run, self.limits)
@@ -156,7 +160,11 @@ class CodeMode(Front):
                 entry = self.tools.find(alias, original)  # looked up now: the table may have changed
                 if entry is None:
                     raise RuntimeError(f"{module.name}.{function}: the tool is no longer offered by '{alias}'")
-                result = await self.tools.call(entry.model_name, arguments, via=RUN_SCRIPT)
+                try:
+                    result = await self.tools.call(entry.model_name, arguments, via=RUN_SCRIPT)
+                except AuditFailed as exc:  # no `except` in the script may swallow this
+                    run.failure = exc
+                    raise RuntimeError("the client stopped: its audit log failed") from None
                 run.calls.append(ScriptCall(alias, original, arguments, result))
             return returned(entry, module.name, function, result)
         return call

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
-from .errors import ConfigError
+from . import safe_files
+from .errors import AuditFailed, ConfigError
 from .translate import ToolEntry
-from .untrusted import json_text, shown, utf8
+from .untrusted import json_text, loggable, shown, utf8
 
 ONCE, SESSION, NO = "once", "session", "no"
 
@@ -83,22 +84,27 @@ class AuditLog:
     path: Optional[Path]
 
     def check_writable(self) -> None:
-        """Raise ConfigError now, before any call is sent, if the log cannot be written."""
+        """Raise ConfigError now, before any call is sent, if the log cannot be
+        written: a link, a FIFO or a device is refused (safe_files), never followed."""
         if self.path is None:
             return
         try:
-            with self.path.open("a", encoding="utf-8"):
-                pass
+            safe_files.check(self.path)
+            safe_files.append(self.path, b"")
         except OSError as exc:
-            raise ConfigError(f"cannot write the audit log {self.path}: {exc.strerror or exc}") from None
+            raise ConfigError(f"cannot write the audit log: {exc}") from None
 
     def record(self, **fields: Any) -> None:
+        """One line per call; AuditFailed (one line, for the caller to end the run
+        with) when the log cannot take it, a full disk say."""
         if self.path is None:
             return
-        entry = {"time": time.time(), **fields}
+        entry = loggable({"time": time.time(), **fields})
         line = json.dumps(entry, ensure_ascii=True, default=str, allow_nan=False) + "\n"
-        with self.path.open("a", encoding="ascii") as file:
-            file.write(line)
+        try:
+            safe_files.append(self.path, line.encode("ascii"))
+        except OSError as exc:
+            raise AuditFailed(f"cannot write the audit log: {exc}") from None
 
 
 @dataclass

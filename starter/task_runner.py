@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Awaitable, Callable, Dict, Optional, Protocol, Set
 
 import anyio
 
+from . import safe_files
 from .elicitation import Elicitor, answer
 from .errors import ClientError, McpError, RequestTimeout, ServerGone
 from .failures import error_result, reason
 from .jsonrpc import Json
-from .tasks import UNKNOWN_TASK, TaskState, missing_capability, read_state, settled
+from .tasks import UNKNOWN_TASK, TaskState, missing_capability, read_state, same_task, settled
 from .untrusted import shown
 
 MAX_POLL_FAILURES = 5  # polls in a row that get no answer before the wait is given up
@@ -77,40 +78,55 @@ class TaskPlan:
 
 class TaskBook:
     """The tasks not finished yet, for this run and (with a path) across runs,
-    so a reconnect or a later `resume` can ask about them again."""
+    so a reconnect or a later `resume` can ask about them again.
+
+    The file is shared: other clients in the same directory keep their tasks in
+    it too. Every change re-reads it under a lock and writes it whole by rename
+    (safe_files), so one client's finish never drops another's record, and a
+    planted link or FIFO is refused instead of followed."""
 
     def __init__(self, path: Optional[str] = None) -> None:
-        self.path = path
+        self.path = Path(path) if path else None
         self.open: Dict[str, TaskRecord] = {}
-        if path and os.path.exists(path):
-            try:
-                with open(path, encoding="utf-8") as file:
-                    saved = json.load(file)
-                self.open = {r["task_id"]: TaskRecord(**r) for r in saved if isinstance(r, dict)}
-            except (OSError, ValueError, TypeError, KeyError):
-                self.open = {}  # a damaged state file loses only the resume hints
+        if self.path is not None:
+            with safe_files.locked(self.path):  # UnsafeFile: the caller says it in one line
+                self.open = self._read()
+
+    def _read(self) -> Dict[str, TaskRecord]:
+        assert self.path is not None
+        text = safe_files.read(self.path)
+        try:
+            saved = json.loads(text) if text else []
+            return {r["task_id"]: TaskRecord(**r) for r in saved if isinstance(r, dict)}
+        except (ValueError, TypeError, KeyError):
+            return {}  # a damaged state file loses only the resume hints
 
     def add(self, record: TaskRecord) -> None:
         self.open[record.task_id] = record
-        self._save()
+        self._save(record.task_id, record)
 
     def done(self, task_id: str) -> None:
         if self.open.pop(task_id, None) is not None:
-            self._save()
+            self._save(task_id, None)
 
-    def _save(self) -> None:
-        if not self.path:
+    def _save(self, task_id: str, record: Optional[TaskRecord]) -> None:
+        """Apply one change to the file as it is now, under the lock."""
+        if self.path is None:
             return
         try:
-            if not self.open:  # nothing left to resume: leave no file behind
-                if os.path.exists(self.path):
-                    os.remove(self.path)
-                return
-            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-            with open(self.path, "w", encoding="utf-8") as file:
-                json.dump([asdict(r) for r in self.open.values()], file, ensure_ascii=True)
+            with safe_files.locked(self.path):
+                records = self._read()
+                if record is None:
+                    records.pop(task_id, None)
+                else:
+                    records[task_id] = record
+                if not records:  # nothing left to resume: leave no file behind
+                    safe_files.remove(self.path)
+                else:
+                    safe_files.replace(self.path, json.dumps([asdict(r) for r in records.values()],
+                                                             ensure_ascii=True))
         except OSError:
-            pass  # resume is a convenience; the call itself goes on
+            pass  # resume is a convenience (and a planted file is never written): the call goes on
 
 
 def forgotten(alias: str, task_id: str, error: McpError) -> Json:
@@ -211,7 +227,7 @@ async def _follow_current(server: TaskServer, state: TaskState, on_status: Optio
                 raise polled
             continue
         failures = 0
-        state = read_state(polled, server.era)
+        state = same_task(read_state(polled, server.era), state.task_id)
         if on_status is not None:
             on_status(server.alias, state)
 
@@ -278,7 +294,7 @@ async def _watch_legacy(server: TaskServer, state: TaskState, on_status: Optiona
             failures += 1
             continue  # tasks/result is still the way the result comes
         failures = 0
-        state = read_state(polled, server.era)
+        state = same_task(read_state(polled, server.era), state.task_id)
         if on_status is not None:
             on_status(server.alias, state)
         if state.status == "cancelled":  # no result will come: tasks/result would only fail

@@ -315,3 +315,13 @@ async def test_failed_polls_back_off_and_a_slow_poll_is_not_a_failed_task() -> N
     server = Scripted(RequestTimeout("tasks/get", 1.0), RequestTimeout("tasks/get", 1.0), done)
     result = await run_task(server, TaskState("t", "working", poll_seconds=0.05), "tool", TaskPlan())
     assert result == done["result"] and server.sent == ["tasks/get"] * 3
+
+
+def test_an_answer_about_another_task_is_a_protocol_violation() -> None:
+    from solution.errors import ProtocolViolation
+    from solution.tasks import read_state, same_task
+    mine = read_state({"taskId": "mine", "status": "working"}, "current")
+    assert same_task(mine, "mine") is mine
+    with pytest.raises(ProtocolViolation, match="answered about another task"):
+        same_task(read_state({"taskId": "theirs", "status": "completed", "result": {"content": []}}, "current"),
+                  "mine")

@@ -89,3 +89,12 @@ async def test_missing_structured_output_is_an_error_but_an_iserror_result_passe
     assert "no structuredContent" in text(await call_tool(Replies(bare), ENTRY, {}))
     failed = {"content": [{"type": "text", "text": "nope"}], "isError": True}
     assert await call_tool(Replies(failed), ENTRY, {}) == failed
+
+
+def test_a_result_whose_content_is_not_a_list_of_blocks_is_an_error() -> None:
+    from solution.tool_calls import checked_output
+    entry = make_entry("s", {"name": "t", "inputSchema": {"type": "object"}}, "t")
+    for content in ("a string, not blocks", ["a string in a list"], {"type": "text"}):
+        result = checked_output(entry, {"content": content})
+        assert result["isError"] and "content is not a list of blocks" in result["content"][0]["text"]
+    assert checked_output(entry, {"content": [{"type": "text", "text": "ok"}]})["content"][0]["text"] == "ok"

@@ -21,7 +21,7 @@ import anyio
 from checks.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, text
 from solution.agent import system_prompt
 from solution.aggregator import Aggregator
-from solution.patterns import MATCH_SECONDS
+from solution.patterns import MATCH_SECONDS, MAX_STEPS
 from solution.process import BASE_ENV
 from solution.untrusted import json_text, shown
 
@@ -121,6 +121,18 @@ async def stderr_injection(lab: FaultLab) -> str:
     return await beside_notes(lab, misbehaving(lab, "liar", "stderr-injection"), check)
 
 
+async def fan_out(lab: FaultLab) -> str:
+    async def check(tools: Aggregator) -> str:
+        name = entry_of(tools, "fanned").model_name
+        bad = await tools.call(name, {"x": 5})  # the input check: a million paths, given up on
+        assert bad["isError"] and "could not be checked" in text(bad), text(bad)
+        assert lab.calls() == [], "arguments that could not be checked reached the server"
+        good = await tools.call(name, {"x": "fine"})  # the output check of structuredContent 5
+        assert good["isError"] and "could not be checked" in text(good), text(good)
+        return f"input and output given up on after {MAX_STEPS} steps each; the client answered at once"
+    return await beside_notes(lab, misbehaving(lab, "fanned", "fan-out"), check)
+
+
 HOSTILE_SCENARIOS = [
     Scenario("hostile: 2 KB of nested arrays", deep_nesting),
     Scenario("hostile: malformed progress notifications", bad_progress),
@@ -129,4 +141,5 @@ HOSTILE_SCENARIOS = [
     Scenario("hostile: a catastrophic pattern", slow_pattern),
     Scenario("hostile: requests from the server", asks_back),
     Scenario("hostile: instructions on stderr", stderr_injection),
+    Scenario("hostile: a schema whose references fan out", fan_out),
 ]

@@ -9,7 +9,7 @@ ignore-eof, spawn-child, same-cursor, endless-pages, many-tools, odd-tools,
 catalogue (500 tools to search), ranking (ten tools whose order for one query the
 lab's ranking rule fixes); and hostile ones, which attack the client
 rather than break the protocol: deep-nesting, bad-progress, hostile-text,
-env-echo, slow-pattern, asks-back, stderr-injection.
+env-echo, slow-pattern, asks-back, stderr-injection, fan-out.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from servers.stdio import Journal  # noqa: E402
 SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",
              "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools", "catalogue",
              "deep-nesting", "bad-progress", "hostile-text", "env-echo", "slow-pattern", "asks-back",
-             "stderr-injection", "ranking")
+             "stderr-injection", "ranking", "fan-out")
 # Terminal attacks: clear the screen, set the window title, write the clipboard
 # (OSC 52), and rewrite the current line, plus a lone surrogate no encoder takes.
 HOSTILE = "\x1b[2J\x1b]0;owned\x07\x1b]52;c;ZWNobyBvd25lZA==\x07\r\x1b[2Ksafe \ud800 text\u202e"
@@ -77,7 +77,19 @@ RANKING: List[Json] = [
     )]
 
 
+def fan_out(levels: int = 6, width: int = 10) -> Json:
+    """1.3 KB of $defs, each an anyOf of `width` $refs to the next: width ** levels
+    paths for one value, which a validator without a budget walks for minutes."""
+    defs: Json = {f"d{n}": {"anyOf": [{"$ref": f"#/$defs/d{n + 1}"}] * width} for n in range(levels)}
+    defs[f"d{levels}"] = {"type": "string"}
+    return {"$defs": defs, "$ref": "#/$defs/d0"}
+
+
 def tools_for(scenario: str) -> List[Json]:
+    if scenario == "fan-out":
+        return [{"name": "fan", "inputSchema": {"type": "object", "$defs": fan_out()["$defs"],
+                                                "properties": {"x": {"$ref": "#/$defs/d0"}}},
+                 "outputSchema": fan_out()}]
     if scenario == "ranking":
         return RANKING
     if scenario == "many-tools":
@@ -148,6 +160,8 @@ class Misbehaving:
         if self.scenario == "hostile-text":
             return {"content": [{"type": "text", "text": HOSTILE}], "isError": False,
                     "structuredContent": {"n": float("nan")}}
+        if self.scenario == "fan-out":  # a number where a million paths all want a string
+            return {"content": [{"type": "text", "text": "5"}], "isError": False, "structuredContent": 5}
         text = "x" * self.size if self.scenario == "huge-reply" else f"called {name}"
         return {"content": [{"type": "text", "text": text}], "isError": False}
 

@@ -38,6 +38,7 @@ from .models import choose_model
 from .process import guard_process_tree
 from .sandbox import missing as sandbox_missing
 from .prompts import TaskLines, terminal_elicitor
+from .terminal import Terminal
 from .stubs import stub_modules
 from .task_runner import TaskBook
 from .transcript import print_run, run_json, script_json, script_lines
@@ -53,7 +54,7 @@ def default_config() -> Path:
     return here if here.exists() else Path(__file__).resolve().parent.parent / DEFAULT_CONFIG
 
 
-def asker(options: argparse.Namespace) -> "Any":
+def asker(options: argparse.Namespace, terminal: Terminal) -> "Any":
     """Who answers consent questions: --yes, --no, or the person at the terminal."""
     if options.yes:
         return always(ONCE)
@@ -68,7 +69,8 @@ def asker(options: argparse.Namespace) -> "Any":
         # describe() shows every server-chosen word with its control characters
         # made visible, so nothing the server sent can redraw this question.
         question = f"{request.describe()}\nAllow? [y] once, [s] this tool for the session, [N] no: "
-        answer = (await anyio.to_thread.run_sync(input, question)).strip().lower()
+        async with terminal.turn(f"consent for {request.alias}"):  # no form can take this answer
+            answer = (await terminal.read(question)).strip().lower()
         return {"y": ONCE, "yes": ONCE, "s": SESSION}.get(answer, NO)
     return ask
 
@@ -214,13 +216,14 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     async with Aggregator(config, request_timeout=options.timeout) as tools:
-        tools.consent = Consent(asker(options), {spec.alias: spec.trusted for spec in config.servers}) \
+        terminal = Terminal()  # consent questions and servers' forms take turns on it
+        tools.consent = Consent(asker(options, terminal), {spec.alias: spec.trusted for spec in config.servers}) \
             if not listing else None
         tools.audit = audit
         if not listing:
             # Questions from servers: a form at the terminal, or (no terminal) nothing
             # declared, so a well-behaved server does without asking.
-            tools.elicitor = terminal_elicitor()
+            tools.elicitor = terminal_elicitor(terminal)
             try:
                 tools.task_book = TaskBook(options.tasks_file or None)
             except OSError as exc:  # a planted link or FIFO: refused before anything is called

@@ -24,7 +24,8 @@ import anyio
 from .process import watch_worker
 
 INSTALL = "pip install -e '.[codemode]'"
-SCRIPT_NAME = "script.py"  # what the checker's messages call the script
+SCRIPT_NAME = "script.py"
+SUSPENSIONS_PER_CALL = 10  # far more than a call needs, even gathered (about two)  # what the checker's messages call the script
 _FEED_NAME = re.compile(r'"<python-input-\d+>"')  # what tracebacks call it
 TRACEBACK_LINES = 8
 
@@ -92,8 +93,9 @@ async def run_in_sandbox(source: str, modules: Dict[str, HostModule], limits: Li
     external = {name: monty.ExternalModule(dict(module.functions), stubs=module.stubs)
                 for name, module in modules.items()}
     checked: Dict[str, Any] = {"max_feed_duration_secs": limits.seconds, "max_memory": limits.memory_bytes,
-                               # every tool call is one suspension; the pool's own backstop
-                               "max_suspensions": limits.calls + 10}
+                               # A backstop only: a gathered call suspends more than once, so the
+                               # calls themselves are counted where they are made (code_mode).
+                               "max_suspensions": SUSPENSIONS_PER_CALL * limits.calls + 100}
     outcome = Outcome("")
     with anyio.move_on_after(limits.wall_seconds) as wall:
         async with monty.AsyncMonty(min_processes=1, max_processes=1, checkout_timeout=limits.wall_seconds,
@@ -132,6 +134,7 @@ def runtime_stop(message: str, traceback: str, limits: Limits) -> "tuple[str, st
     if first.startswith("MemoryError: memory limit"):
         return "limit", f"the script used more than {limits.memory_bytes // (1024 * 1024)} MiB and was stopped"
     if "suspension limit" in first:
-        return "limit", f"the script made more than {limits.calls} tool calls and was stopped"
+        return "limit", (f"the script waited more than {SUSPENSIONS_PER_CALL * limits.calls + 100} times "
+                         "and was stopped")
     lines = _FEED_NAME.sub(f'"{SCRIPT_NAME}"', traceback).strip().splitlines()
     return "error", "\n".join(lines[-TRACEBACK_LINES:]) if lines else first

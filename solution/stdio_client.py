@@ -242,8 +242,8 @@ class StdioClient:
             return
         if "method" in message:
             if "id" in message:  # a request from the server: it gets an answer, never silence
-                if self._task_group is not None:
-                    self._task_group.start_soon(self._answer_server, message)
+                if self._task_group is not None:  # busy or not is judged now, as it arrives
+                    self._task_group.start_soon(self._answer_server, message, len(self._pending) > 0)
                 return
             handler = self.notification_handlers.get(str(message["method"]))
             params = message.get("params", {})
@@ -294,9 +294,9 @@ class StdioClient:
             self._broken = True  # its stream is unreadable from here on: no polite close
         await self._went_away(reason)
 
-    async def _answer_server(self, message: Json) -> None:
+    async def _answer_server(self, message: Json, busy: bool) -> None:
         """Reply to a request the server sent (`server_requests` decides how)."""
-        reply = await answer_server_request(self.alias, self.elicitor, message)
+        reply = await answer_server_request(self.alias, self.elicitor, message, busy)
         try:
             await self._send(reply)
         except ServerGone:

@@ -50,6 +50,7 @@ class FormField:
     minimum: Optional[float] = None  # numbers: the value; text: the length
     maximum: Optional[float] = None
     secret: bool = False  # it looks like it asks for a credential
+    pattern: str = ""  # for text: the pattern the answer must match (shown, so the person can)
 
 
 @dataclass
@@ -102,7 +103,11 @@ def form_fields(requested: Any) -> List[FormField]:
     if not isinstance(properties, dict):
         raise Unsupported("the requested schema has no properties")
     wanted = set(required) if isinstance(required, list) else set()
-    return [field_from_schema(str(name), schema, name in wanted) for name, schema in properties.items()]
+    fields = [field_from_schema(str(name), schema, name in wanted) for name, schema in properties.items()]
+    for made, schema in zip(fields, properties.values()):
+        pattern = schema.get("pattern") if isinstance(schema, dict) else None
+        made.pattern = pattern if made.kind == "text" and isinstance(pattern, str) else ""
+    return fields
 
 
 def question_from(alias: str, params: Any, task_id: Optional[str] = None) -> Question:

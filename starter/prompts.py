@@ -17,9 +17,11 @@ import anyio
 
 from .elicitation import Elicitor, FormField, Question
 from .tasks import TaskState
+from .terminal import Terminal
 from .untrusted import shown
 
 DECLINE, CANCEL = "!decline", "!cancel"  # typed at any prompt
+SHOWN_OPTIONS = 20  # choices listed by number; the rest are typed as values
 
 
 def read_value(field: FormField, raw: str) -> Tuple[Any, Optional[str]]:
@@ -59,7 +61,12 @@ def describe(field: FormField) -> str:
     """The prompt line for one field: the server's label, then the client's own hints."""
     hints = [field.kind if not field.format else field.format]
     if field.kind in ("choice", "choices"):
-        hints = ["; ".join(f"{i}={shown(label, 40)}" for i, (_, label) in enumerate(field.options, 1))]
+        listed = field.options[:SHOWN_OPTIONS]  # a server may send 200,000: the screen is not its to fill
+        hints = ["; ".join(f"{i}={shown(label, 40)}" for i, (_, label) in enumerate(listed, 1))]
+        if len(field.options) > SHOWN_OPTIONS:
+            hints[0] += f"; and {len(field.options) - SHOWN_OPTIONS:,} more: type the value itself"
+    if field.pattern:
+        hints.append(f"matching {shown(field.pattern, 80)}")
     if field.minimum is not None or field.maximum is not None:
         hints.append(f"{field.minimum if field.minimum is not None else ''}..{field.maximum if field.maximum is not None else ''}")
     hints.append("required" if field.required else "optional, Enter to skip")
@@ -72,37 +79,39 @@ def describe(field: FormField) -> str:
     return line + "\n  > "
 
 
-def terminal_form(read: Callable[[str], str] = input, out: TextIO = sys.stderr) -> Elicitor:
-    """An elicitor that asks at the terminal, field by field."""
+def terminal_form(terminal: Terminal) -> Elicitor:
+    """An elicitor that asks at the terminal, field by field, holding it for the
+    whole form so no other question (consent, another server's form) can
+    interleave its prompts or take its answers."""
     async def ask(question: Question) -> Dict[str, Any]:
         task = f" (task {shown(question.task_id, 20)})" if question.task_id else ""
-        out.write(f"\nserver '{shown(question.alias, 40)}' asks{task}; its words follow, quoted:\n"
-                  f"  \u201c{shown(question.message, 500)}\u201d\n"
-                  f"(type {DECLINE} or {CANCEL} at any prompt)\n")
-        out.flush()
-        content: Dict[str, Any] = {}
-        for field in question.fields:
-            while True:
-                raw = await anyio.to_thread.run_sync(read, describe(field))
-                if raw.strip() in (DECLINE, CANCEL):
-                    return {"action": raw.strip()[1:]}
-                if not raw.strip() and not field.required:
-                    break
-                value, problem = read_value(field, raw)
-                if problem is None:
-                    content[field.name] = value
-                    break
-                out.write(f"    {problem}\n")
-        return {"action": "accept", "content": content}
+        async with terminal.turn(f"server {question.alias}"):
+            terminal.say(f"\nserver '{shown(question.alias, 40)}' asks{task}; its words follow, quoted:\n"
+                         f"  \u201c{shown(question.message, 500)}\u201d\n"
+                         f"(type {DECLINE} or {CANCEL} at any prompt)\n")
+            content: Dict[str, Any] = {}
+            for field in question.fields:
+                while True:
+                    raw = await terminal.read(describe(field))
+                    if raw.strip() in (DECLINE, CANCEL):
+                        return {"action": raw.strip()[1:]}
+                    if not raw.strip() and not field.required:
+                        break
+                    value, problem = read_value(field, raw)
+                    if problem is None:
+                        content[field.name] = value
+                        break
+                    terminal.say(f"    {problem}\n")
+            return {"action": "accept", "content": content}
     return ask
 
 
-def terminal_elicitor() -> Optional[Elicitor]:
+def terminal_elicitor(terminal: Terminal) -> Optional[Elicitor]:
     """A form at the terminal when there is one; None (nothing declared) otherwise."""
     stdin = sys.stdin
     if stdin is None or not stdin.isatty():
         return None
-    return terminal_form()
+    return terminal_form(terminal)
 
 
 class TaskLines:

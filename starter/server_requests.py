@@ -17,6 +17,7 @@ from .untrusted import shown
 
 METHOD_NOT_FOUND = -32601
 RELATED_TASK = "io.modelcontextprotocol/related-task"
+DECLINED = "mcp-client-lab/declined"  # why the client declined without asking anyone
 
 
 def related_task(params: Any) -> Optional[str]:
@@ -27,12 +28,19 @@ def related_task(params: Any) -> Optional[str]:
     return task_id if isinstance(task_id, str) else None
 
 
-async def answer_server_request(alias: str, elicitor: Optional[Elicitor], message: Json) -> Json:
-    """The reply to one request from server `alias`."""
+async def answer_server_request(alias: str, elicitor: Optional[Elicitor], message: Json,
+                                busy: bool = True) -> Json:
+    """The reply to one request from server `alias`. `busy`: whether one of the
+    client's own requests to that server is in flight. A server may put a
+    question to the person only then, about work the person started; one out
+    of the blue is declined without being shown."""
     method = message.get("method")
     reply: Json = {"jsonrpc": "2.0", "id": message.get("id")}
     if method == "ping":
         reply["result"] = {}
+    elif method == "elicitation/create" and elicitor is not None and not busy:
+        reply["result"] = {"action": "decline", "_meta": {DECLINED: "asked while no request of this client's "
+                                                                   "was in flight; not shown to anyone"}}
     elif method == "elicitation/create" and elicitor is not None:
         params = message.get("params")
         reply["result"] = await answer(elicitor, alias, params, related_task(params))

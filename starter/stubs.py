@@ -22,6 +22,7 @@ from __future__ import annotations
 import keyword
 import re
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -149,7 +150,7 @@ class TypeWriter:
     def typed_dict(self, schema: Json, properties: Json, hint: str, root: Json, depth: int,
                    seen: Set[str]) -> str:
         name = pascal(hint)
-        while name in self.class_names:
+        while name in self.class_names or keyword.iskeyword(name):  # never a class named None or True
             name += "_"
         self.class_names.add(name)
         required = set(schema.get("required") or [])
@@ -168,7 +169,8 @@ class TypeWriter:
 
 
 def docstring(text: str) -> str:
-    safe = shown(text, 400).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    # Every quote escaped, not only three in a row: a last '"' would close the docstring early.
+    safe = shown(text, 400).replace("\\", "\\\\").replace('"', '\\"')
     return f'    """From the server (its words): {safe}"""' if safe else '    """(no description)"""'
 
 
@@ -191,9 +193,12 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
         assert isinstance(properties, dict)
         required = set(schema.get("required") or [])
         params = []
+        spelled: Set[str] = set()  # Python reads identifiers NFKC-normalised: "ﬁle" is "file"
         for key, prop in sorted(properties.items(), key=lambda kv: kv[0] not in required):
-            if not (isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key)):
-                continue  # a key no keyword argument can spell: the script cannot send it
+            if not (isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key)) \
+                    or unicodedata.normalize("NFKC", key) in spelled:
+                continue  # a key no keyword argument can spell (or spell apart): the script cannot send it
+            spelled.add(unicodedata.normalize("NFKC", key))
             kind = writer.type_of(prop, f"{function}_{key}", schema)
             params.append(f"{key}: {kind}" if key in required else f"{key}: {kind} | None = None")
         output = tool.get("outputSchema")
@@ -206,4 +211,11 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
 def stub_modules(servers: Dict[str, List[Json]]) -> List[StubModule]:
     """One module per connected server (alias -> its tools), in config order.
     Offline servers are simply absent: there is nothing a script could call."""
-    return [module_for(alias, tools) for alias, tools in servers.items()]
+    modules, taken = [], set()
+    for alias, tools in servers.items():
+        module = module_for(alias, tools)
+        while module.name in taken:  # "json" became json_tools, and another alias is json_tools
+            module.name += "_"
+        taken.add(module.name)
+        modules.append(module)
+    return modules

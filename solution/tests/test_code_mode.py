@@ -159,7 +159,17 @@ async def test_the_number_of_calls_is_limited(code: Dict[str, Any]) -> None:
               "print('done')\n")
     result = await run(code["code"], script)
     assert len(code["notes"].calls()) == 3  # the fourth never went out, however the script insisted
-    assert "done" in result_text(result) or "more than 3 tool calls" in result_text(result)
+    assert "done" in result_text(result)  # the script caught each refusal and went on
+
+
+async def test_gathered_calls_within_the_limit_all_complete(code: Dict[str, Any]) -> None:
+    code["code"].limits = Limits(calls=50)
+    script = ("import asyncio\nfrom notes import search\n"
+              "found = await asyncio.gather(*[search(query='paging') for _ in range(40)])\n"
+              "print(len(found), 'searches')\n")
+    result = await run(code["code"], script)
+    # Counted as calls, not as the sandbox's suspensions (two or so per gathered call).
+    assert result_text(result).strip() == "40 searches" and len(code["notes"].calls()) == 40
 
 
 async def test_printed_output_is_cut_to_the_limit(code: Dict[str, Any]) -> None:
@@ -335,3 +345,21 @@ async def test_every_fixture_tools_stub_passes_the_sandboxs_own_type_check(code:
         "print(sum(1 for m in (" + ", ".join(f"{m.name}.{f}" for m in modules for f in m.originals) + ",)))\n"
     result = await run(code["code"], script)
     assert result_text(result) == f"{sum(len(m.originals) for m in modules)}\n", result_text(result)
+
+
+async def test_nan_from_a_script_is_refused_before_sending_and_still_recorded(code: Dict[str, Any],
+                                                                             tmp_path: Any) -> None:
+    from solution.consent import AuditLog
+    audit = tmp_path / "audit.jsonl"
+    code["code"].tools.audit = AuditLog(audit)
+    script = ("from notes import search\n"
+              "try:\n"
+              "    await search(query=float('nan'))  # type: ignore\n"
+              "except RuntimeError as error:\n"
+              "    print('refused:', error)\n")
+    result = await run(code["code"], script)
+    assert "refused:" in result_text(result) and "not JSON" in result_text(result)
+    assert code["notes"].calls() == []  # NaN never reached the wire
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(e["decision"], e["arguments"]["query"]) for e in lines] == [("not sent", "nan")]
+    assert len(code["code"].runs[-1].calls) == 1  # the transcript has it too

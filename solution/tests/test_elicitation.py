@@ -6,10 +6,13 @@ from __future__ import annotations
 import io
 from typing import Any, Dict, List
 
+import anyio
+
 import pytest
 
 from solution.elicitation import Question, Unsupported, answer, field_from_schema, question_from
 from solution.prompts import TaskLines, describe, read_value, terminal_form
+from solution.terminal import Terminal
 from solution.tasks import TaskState
 
 SCHEMA = {"type": "object", "required": ["size"],
@@ -86,7 +89,7 @@ def test_typed_answers_are_read_by_kind() -> None:
 async def test_the_terminal_form_asks_field_by_field_and_marks_the_servers_words() -> None:
     typed: List[str] = ["9", "3", "", "", "me@example.com", "y"]
     out = io.StringIO()
-    ask = terminal_form(lambda prompt: typed.pop(0), out)
+    ask = terminal_form(Terminal(lambda prompt: typed.pop(0), out))
     question = question_from("shop", {"message": "Order?\x1b[2J", "requestedSchema": SCHEMA})
     reply = await ask(question)
     assert reply == {"action": "accept", "content": {"size": 3, "email": "me@example.com", "ok": True}}
@@ -96,7 +99,7 @@ async def test_the_terminal_form_asks_field_by_field_and_marks_the_servers_words
 
 @pytest.mark.anyio
 async def test_typing_decline_at_any_prompt_declines() -> None:
-    ask = terminal_form(lambda prompt: "!decline", io.StringIO())
+    ask = terminal_form(Terminal(lambda prompt: "!decline", io.StringIO()))
     assert await ask(question_from("s", {"requestedSchema": SCHEMA})) == {"action": "decline"}
 
 
@@ -108,3 +111,71 @@ def test_task_lines_show_changes_once() -> None:
     shown = out.getvalue().splitlines()
     assert [line.split(": ")[1] if ": " in line else line for line in shown][0].startswith("working")
     assert len(shown) == 3 and "completed" in shown[-1]
+
+
+@pytest.mark.anyio
+async def test_a_form_and_a_consent_question_take_turns_and_never_share_an_answer() -> None:
+    """Two questions at once: the second waits until the first has all its answers,
+    so a 'y' typed for one can never be read by the other."""
+    typed: List[str] = ["3", "", "", "a@b.c", "y", "n"]
+    reads: List[str] = []
+
+    def read(prompt: str) -> str:
+        reads.append(terminal.holder)
+        return typed.pop(0)
+    terminal = Terminal(read, io.StringIO())
+    form = terminal_form(terminal)
+    answers: Dict[str, Any] = {}
+
+    async def consent() -> None:
+        async with terminal.turn("consent for notes"):
+            answers["consent"] = await terminal.read("Allow? ")
+
+    async def ask() -> None:
+        answers["form"] = await form(question_from("shop", {"message": "Order?", "requestedSchema": SCHEMA}))
+    async with anyio.create_task_group() as group:
+        group.start_soon(ask)
+        group.start_soon(consent)
+    assert reads == ["server shop"] * 5 + ["consent for notes"]
+    assert answers == {"form": {"action": "accept", "content": {"size": 3, "email": "a@b.c", "ok": True}},
+                       "consent": "n"}
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_question_does_not_wait_for_enter() -> None:
+    import threading
+    never = threading.Event()
+    terminal = Terminal(lambda prompt: str(never.wait(60)), io.StringIO())  # a person who never types
+    with anyio.move_on_after(0.2) as scope:  # stands in for Ctrl-C or SIGTERM cancelling the run
+        async with terminal.turn("consent for notes"):
+            await terminal.read("Allow? ")
+    assert scope.cancelled_caught  # the read was abandoned, not waited for
+    never.set()
+
+
+@pytest.mark.anyio
+async def test_a_question_out_of_the_blue_is_declined_without_being_shown() -> None:
+    from solution.server_requests import DECLINED, answer_server_request
+    shown_to: List[Any] = []
+
+    async def person(question: Any) -> Dict[str, Any]:
+        shown_to.append(question)
+        return {"action": "accept", "content": {"size": 1}}
+    ask = {"jsonrpc": "2.0", "id": 0, "method": "elicitation/create",
+           "params": {"message": "Allow?", "requestedSchema": SCHEMA}}
+    idle = await answer_server_request("old", person, ask, busy=False)
+    assert idle["result"]["action"] == "decline" and DECLINED in idle["result"]["_meta"] and not shown_to
+    working = await answer_server_request("old", person, ask, busy=True)
+    assert working["result"]["action"] == "accept" and len(shown_to) == 1
+
+
+def test_a_huge_choice_is_listed_in_part_and_a_pattern_is_shown() -> None:
+    from solution.elicitation import form_fields
+    many, coded = form_fields({"type": "object", "properties": {
+        "city": {"type": "string", "enum": [f"c{n}" for n in range(200_000)]},
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$"}}})
+    line = describe(many)
+    assert "20=c19" in line and "21=" not in line and "and 199,980 more: type the value itself" in line
+    assert len(line) < 2000
+    assert read_value(many, "c123456") == ("c123456", None)  # any value can still be typed
+    assert "matching ^[A-Z]{3}$" in describe(coded)

@@ -236,3 +236,47 @@ async def test_the_transcript_says_not_sent_when_a_call_never_left_the_client(fi
     text = out.getvalue()
     assert "-> not sent: declined" in text and "-> not sent: invalid arguments" in text
     assert "sent to tickets" not in text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pty")
+@pytest.mark.parametrize("signal_name,status", [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
+def test_a_signal_at_a_consent_prompt_ends_the_client_at_once_with_its_servers(
+        tmp_path: Path, signal_name: str, status: int) -> None:
+    import signal
+    journal = tmp_path / "notes.jsonl"
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"notes": {"command": sys.executable, "args": [
+        str(ROOT / "servers" / "notes.py"), "--journal", str(journal)]}}}))
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "solution", "call", "mcp__notes__add_note",
+                                '{"title": "t", "body": "b"}', "--config", str(path), "--audit", ""],
+                               stdin=follower, stdout=follower, stderr=follower, cwd=ROOT,
+                               env={**os.environ, "MOCK": "1"})
+    os.close(follower)
+    screen = b""
+    deadline = time.monotonic() + 60
+    while b"Allow?" not in screen and time.monotonic() < deadline:
+        if select.select([leader], [], [], 0.5)[0]:
+            screen += os.read(leader, 65536)
+    assert b"Allow?" in screen, screen
+    process.send_signal(getattr(signal, signal_name))  # nobody ever presses Enter
+    try:
+        assert process.wait(30) == status
+    finally:
+        process.kill()
+        while select.select([leader], [], [], 0.1)[0]:
+            try:
+                screen += os.read(leader, 65536)
+            except OSError:
+                break
+        os.close(leader)
+    assert b"Traceback" not in screen and b"every server was closed" in screen, screen
+    pid = next(json.loads(line)["pid"] for line in journal.read_text().splitlines() if '"start"' in line)
+    for _ in range(100):  # reaped by now, or about to be: the process table settles
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the notes server (pid {pid}) outlived the client")

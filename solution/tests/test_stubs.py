@@ -110,3 +110,27 @@ def test_a_schema_that_fans_out_is_typed_once_per_reference_and_capped() -> None
     compile(module.source, "fan.py", "exec")  # still Python
     assert module.source.count("class ") < 70  # the 3,600 nodes of 'many' stopped at the cap
     assert "async def wide(" in module.source and "async def many(" in module.source
+
+
+def test_stubs_stay_python_whatever_the_server_names_and_says() -> None:
+    tools: List[Dict[str, Any]] = [
+        {"name": "quoted", "description": 'ends with a quote"', "inputSchema": {"type": "object"}},
+        {"name": "twins", "inputSchema": {"type": "object", "properties": {
+            "file": {"type": "string"}, "\ufb01le": {"type": "string"}}}},  # NFKC makes them one identifier
+        {"name": "none", "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {
+            "y": {"type": "string"}}}}}},
+    ]
+    hint_none = module_for("s", [{"name": "n", "inputSchema": {"type": "object", "properties": {
+        "one": {"type": "object", "properties": {"y": {"type": "string"}}}}}}])
+    hint_none.classes.clear()
+    from solution.stubs import TypeWriter
+    writer = TypeWriter(hint_none, set())
+    assert writer.typed_dict({}, {"y": {"type": "string"}}, "none", {}, 0, set()) != "None"
+    module = module_for("s", tools)
+    compile(module.source, "s.py", "exec")  # a SyntaxError here would refuse every script
+    assert module.source.count("le: str") == 1
+
+
+def test_two_aliases_never_share_a_stub_module() -> None:
+    names = [m.name for m in stub_modules({"json": [{"name": "a"}], "json_tools": [{"name": "b"}]})]
+    assert len(set(names)) == 2 and names[0] == "json_tools", names

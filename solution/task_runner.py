@@ -135,14 +135,15 @@ def forgotten(alias: str, task_id: str, error: McpError) -> Json:
                         "call the tool again if the result is still needed.")
 
 
-async def cancel_task(server: TaskServer, task_id: str) -> None:
+async def cancel_task(server: TaskServer, task_id: str) -> bool:
     """Ask the server to stop a task; bounded, shielded, and quiet on failure
-    (the caller is already on its way out)."""
+    (the caller is already on its way out). True when the server acknowledged it."""
     with anyio.CancelScope(shield=True):
         try:
             await server.request("tasks/cancel", {"taskId": task_id}, timeout=CANCEL_TIMEOUT)
         except ClientError:
-            pass
+            return False
+    return True
 
 
 async def run_task(server: TaskServer, handle: TaskState, tool: str, plan: TaskPlan) -> Json:
@@ -158,10 +159,11 @@ async def run_task(server: TaskServer, handle: TaskState, tool: str, plan: TaskP
         finished = True
         return result
     except TimeoutError:
-        await cancel_task(server, handle.task_id)
+        confirmed = await cancel_task(server, handle.task_id)
         finished = True
         return error_result(f"Task {shown(handle.task_id, 40)} on '{server.alias}' did not finish within "
-                            f"{limit:g} s; it was cancelled on the server.")
+                            f"{limit:g} s; " + ("it was cancelled on the server." if confirmed else
+                                                "tasks/cancel was sent, but the server did not confirm it."))
     except anyio.get_cancelled_exc_class():
         await cancel_task(server, handle.task_id)  # Ctrl-C or a caller's scope: stop the work too
         finished = True

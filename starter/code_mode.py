@@ -24,6 +24,7 @@ from .errors import AuditFailed
 from .failures import error_result
 from .front import Front
 from .jsonrpc import Json
+from .meta_tools import CONTEXT_WINDOW, tool_share
 from .model import result_text
 from .sandbox import HostModule, Limits, missing, run_in_sandbox
 from .stdio_client import ProgressHandler
@@ -113,7 +114,18 @@ class CodeMode(Front):
         return stub_modules({alias: tools for alias, tools in servers.items() if tools})
 
     def description(self) -> str:
-        stubs = "\n".join(f"# module {m.name} (server '{m.alias}')\n{m.source}" for m in self.modules())
+        # The stubs take the tool table's place, so they keep to its share of the
+        # context (MCP_LAB_TOOL_SHARE): modules past it are named, not shown.
+        room = int(tool_share() * CONTEXT_WINDOW * 4)  # about 4 characters a token
+        parts = []
+        for module in self.modules():
+            text = f"# module {module.name} (server '{module.alias}')\n{module.source}"
+            if len(text) > room:
+                text = (f"# module {module.name} (server '{module.alias}'): {len(module.originals)} tools, not "
+                        "shown: their stubs would pass the tools' share of the context\n")
+            room -= len(text)
+            parts.append(text)
+        stubs = "\n".join(parts)
         return (f"Run one Python script in a sandbox (no files, network or processes). Await the tool "
                 f"functions below; only printed output is returned. Limits: {self.limits.seconds:g} s of "
                 f"running time, {self.limits.memory_bytes // (1024 * 1024)} MiB, {self.limits.calls} tool "

@@ -80,6 +80,7 @@ class StdioClient:
         self._stderr_tail = bytearray()
         self._stderr_done = anyio.Event()
         self._reader_scope: Optional[anyio.CancelScope] = None
+        self._reading = False  # the reader task is running
         self._gone: Optional[str] = None
         self._gone_event = anyio.Event()
         self._broken = False
@@ -151,6 +152,8 @@ class StdioClient:
             self._progress[request_id] = on_progress
         try:
             await self._send(message)
+            if not self._reading:  # sent, but nothing reads replies any more (a cancelled run)
+                raise ServerGone(f"server '{self.alias}': the client stopped reading its replies")
             with anyio.move_on_after(limit):
                 await slot.done.wait()
             if progress_resets_timeout:
@@ -263,12 +266,20 @@ class StdioClient:
         # <<< exercise 1
 
     async def _run_readers(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        with anyio.CancelScope() as scope:
-            self._reader_scope = scope
-            task_status.started()
-            async with anyio.create_task_group() as readers:
-                readers.start_soon(self._drain_stderr)
-                await self._read_stdout()
+        self._reading = True
+        try:
+            with anyio.CancelScope() as scope:
+                self._reader_scope = scope
+                task_status.started()
+                async with anyio.create_task_group() as readers:
+                    readers.start_soon(self._drain_stderr)
+                    await self._read_stdout()
+        finally:
+            # However reading ended (the run cancelled, Ctrl-C), no request may wait
+            # for a reply nobody will read: a shielded last word (tasks/cancel) is
+            # sent, and its sender told at once instead of at its timeout.
+            self._reading = False
+            self._pending.fail_all(ServerGone(f"server '{self.alias}': the client stopped reading its replies"))
 
     async def _read_stdout(self) -> None:
         assert self._process is not None and self._process.stdout is not None

@@ -363,3 +363,12 @@ async def test_nan_from_a_script_is_refused_before_sending_and_still_recorded(co
     lines = [json.loads(line) for line in audit.read_text().splitlines()]
     assert [(e["decision"], e["arguments"]["query"]) for e in lines] == [("not sent", "nan")]
     assert len(code["code"].runs[-1].calls) == 1  # the transcript has it too
+
+
+async def test_stubs_keep_to_the_tools_share_of_the_context(code: Dict[str, Any], monkeypatch: Any) -> None:
+    monkeypatch.setenv("MCP_LAB_TOOL_SHARE", "0.0001")  # 80 characters: no module fits
+    described = code["code"].description()
+    assert "# module notes (server 'notes'): 3 tools, not shown" in described
+    assert "async def search" not in described
+    monkeypatch.delenv("MCP_LAB_TOOL_SHARE")
+    assert "async def search" in code["code"].description()

@@ -179,3 +179,12 @@ def test_a_huge_choice_is_listed_in_part_and_a_pattern_is_shown() -> None:
     assert len(line) < 2000
     assert read_value(many, "c123456") == ("c123456", None)  # any value can still be typed
     assert "matching ^[A-Z]{3}$" in describe(coded)
+
+
+def test_an_answer_to_a_schema_that_fans_out_is_given_up_on_not_expanded() -> None:
+    from solution.elicitation import Question, answer_problem
+    defs: Dict[str, Any] = {f"d{n}": {"anyOf": [{"$ref": f"#/$defs/d{n + 1}"}] * 10} for n in range(6)}
+    defs["d6"] = {"type": "string", "maxLength": 1}
+    schema = {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}}
+    said = answer_problem(Question("s", "?", [], schema), {"x": "too long"})
+    assert said is not None and "could not be checked" in said

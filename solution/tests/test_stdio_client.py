@@ -171,3 +171,23 @@ async def test_a_code_0_error_from_an_old_server_is_kept_as_it_came() -> None:
     request_id, slot = client._pending.open("x")
     client.on_line(f'{{"jsonrpc":"2.0","id":{request_id},"error":{{"code":0,"message":"raw crash"}}}}'.encode())
     assert isinstance(slot.error, McpError) and (slot.error.code, slot.error.message) == (0, "raw crash")
+
+
+@pytest.mark.anyio
+async def test_a_last_word_sent_after_the_run_was_cancelled_is_not_waited_for(fixture: Any) -> None:
+    """Ctrl-C cancels the reader with everything else; a shielded tasks/cancel still
+    goes out, and its sender hears at once that no reply can be read (not at its timeout)."""
+    notes = fixture("notes")
+    outcome: list[BaseException] = []
+    async with anyio.create_task_group() as outer:
+        client = await started(notes.spec, outer)
+        outer.cancel_scope.cancel()  # the run is cancelled: the reader stops
+        with anyio.CancelScope(shield=True):
+            await anyio.sleep(0)  # let the reader see its cancellation first
+            try:
+                await client.request("tasks/cancel", {"taskId": "t"}, timeout=600)  # a timeout would hang here
+            except ServerGone as exc:
+                outcome.append(exc)
+            await client.aclose()
+    assert outcome and "stopped reading its replies" in str(outcome[0])
+    assert "tasks/cancel" in notes.methods()  # the last word did go out

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from checks import reaper
@@ -29,6 +30,8 @@ from checks.isolation import Event, Outcome, run_isolated, verdict_from_json
 from checks.items import ITEMS
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
+from checks.target import ROOT
+from checks.typecount import type_count
 from checks.visible import visible
 
 NEXT_STEPS = """\
@@ -55,6 +58,9 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
                              "exit status")
     parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E8)")
     parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
+    parser.add_argument("--types", action="store_true",
+                        help="after the verdicts, one line with mypy --strict's count for the target "
+                             "(not a verdict; the exit status stays the verdicts')")
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
     options = parser.parse_args(argv)
@@ -78,6 +84,10 @@ def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
     why = outcome.problems[0] if outcome.problems else "the worker ended without judging it"
     return [Verdict(i.number, i.id, i.title, "error", 0.0, f"not judged: {why}") for i in items
             if i.number not in seen]
+
+
+def target_directory(target: str) -> Path:
+    return ROOT / target if target in ("starter", "solution") else Path(target)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -124,16 +134,21 @@ def run(options: argparse.Namespace) -> int:
         return cannot_judge(options, outcome)
     verdicts = outcome.verdicts + not_judged(items, outcome)
     status = exit_status(verdicts, outcome.problems)
+    types = type_count(target_directory(options.target)) if options.types else None
     if options.json:
         chose_extensions = options.extensions or any(i.number > len(ITEMS) for i in items)
-        print(json.dumps(json_report(options.target, outcome, verdicts, chose_extensions, options.trace),
-                         indent=2))
+        report = json_report(options.target, outcome, verdicts, chose_extensions, options.trace)
+        if types is not None:
+            report["types"] = types.to_json()
+        print(json.dumps(report, indent=2))
         return status
     for verdict in verdicts[len(outcome.verdicts):]:
         print(render(verdict, style))
     for line in runner_lines(outcome, style):
         print(line)
     print(summary(verdicts, time.perf_counter() - began, style, outcome.problems))
+    if types is not None:
+        print(types.line(options.target if options.target in ("starter", "solution") else options.target))
     if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
         print(NEXT_STEPS.format(package=options.target if options.target in ("starter", "solution")
                                 else "starter"))
@@ -166,11 +181,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(textwrap.fill(line, WIDTH, subsequent_indent="    "))
         return 0
     if options.watch:
-        from pathlib import Path
-
-        from checks.target import ROOT
         from checks.watch import watch
-        directory = ROOT / options.target if options.target in ("starter", "solution") else Path(options.target)
+        directory = target_directory(options.target)
         style = Style(sys.stdout)
         forwarded = [*(label(n) for n in sorted(options.chosen)), "--target", str(directory), "--trace"]
 

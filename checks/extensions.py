@@ -231,7 +231,8 @@ async def many_tools(target: Target, lab: Lab) -> str:
         listed = (hits.get("structuredContent") or {}).get("tools") or []
         wanted = found(tools, "shop", "export_invoice", EXTENSIONS["E4"])
         if not listed or listed[0].get("name") != wanted.model_name:
-            raise Fail(f"expected: search_tools finds export_invoice first among {len(tools.entries)} tools\n"
+            raise Fail(f"expected: search_tools finds export_invoice first among {len(tools.entries)} tools "
+                       f"for the query 'export invoice pdf'\n"
                        f"got: {[t.get('name') for t in listed][:3] or 'nothing'}{where}")
         ranked = await meta.call("search_tools", {"query": RANKING_QUERY, "limit": 10})
         order = [tools.entries[t["name"]].original_name if t.get("name") in tools.entries else t.get("name")

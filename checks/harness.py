@@ -85,19 +85,24 @@ class Item:
                      self.exercise.number if self.exercise else None)
 
 
-def last_learner_frame(exc: BaseException, target: Target) -> Optional[traceback.FrameSummary]:
+def last_learner_frame(exc: BaseException, target: Target,
+                       prefer: Optional[str] = None) -> Optional[traceback.FrameSummary]:
+    """The last frame inside the target package; with `prefer` (the item's own
+    file), the last one in that file when there is one: an error the server sent
+    is raised in stdio_client.py, but the line that asked for it is the learner's."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if Path(f.filename).resolve().is_relative_to(target.directory)]
-    return frames[-1] if frames else None
+    own = [f for f in frames if prefer and Path(f.filename).name == Path(prefer).name]
+    return (own or frames)[-1] if frames else None
 
 
 def frame_file(frame: traceback.FrameSummary, target: Target) -> str:
     return target.display_path(str(Path(frame.filename).resolve().relative_to(target.directory)))
 
 
-def learner_frame(exc: BaseException, target: Target) -> Optional[str]:
+def learner_frame(exc: BaseException, target: Target, prefer: Optional[str] = None) -> Optional[str]:
     """`file:line in function: code` of the last frame inside the target package."""
-    frame = last_learner_frame(exc, target)
+    frame = last_learner_frame(exc, target, prefer)
     if frame is None:
         return None
     return f"{frame_file(frame, target)}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
@@ -155,10 +160,10 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
                                 "the runner alone decides how a run ends")
     if isinstance(exc, TimeoutError):
         return verdict("fail", f"did not finish in {limit:g} s: something waits without a timeout")
-    frame = learner_frame(exc, target)
+    frame = learner_frame(exc, target, item.where_file)
     text = f"{type(exc).__name__}: {exc}"
     if frame:
-        raised = last_learner_frame(exc, target)
+        raised = last_learner_frame(exc, target, item.where_file)
         assert raised is not None
         # "look at:" names where it was raised, not the item's usual place.
         where = Where(frame_file(raised, target), raised.name, where.exercise if where else None)

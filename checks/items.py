@@ -504,6 +504,12 @@ async def offline(target: Target, lab: Lab) -> str:
         async with await aggregator_for(target, lab, [spec], discovery_timeout=SLOW_DISCOVERY_LIMIT) as tools:
             await survive_refresh(target, lab, tools, "slow", journal)
             why = tools.offline.get("slow-tickets") if isinstance(tools.offline, dict) else None
+            if not why and "slow-tickets" not in getattr(tools, "connections", {}):
+                raise Fail(f"expected: a server whose discovery takes longer than the per-server limit "
+                           f"({SLOW_DISCOVERY_LIMIT:g} s here, self.discovery_timeout) goes to the offline table "
+                           f"with a reason\njournal: slow-tickets {tickets_state(journal)}\n"
+                           f"got: it is neither connected nor in the offline table (offline: {tools.offline!r}); "
+                           f"a limit around the whole refresh loses it without a word{where}")
             if not why:
                 answered = [e.msg.get("id") for e in journal.entries() if e.kind == "out" and "id" in e.msg]
                 raise Fail(f"expected: a server whose discovery takes longer than the per-server limit "
@@ -588,10 +594,16 @@ async def survive_refresh(target: Target, lab: Lab, tools: Any, mode: str, broke
 
 
 def tickets_state(journal: Journal) -> str:
+    """What the broken server's journal says happened to it, in its own terms."""
     ends = [e for e in journal.entries() if e.kind == "exit"]
+    received = len(journal.requests())
+    answered = len([e for e in journal.entries() if e.kind == "out" and "id" in e.msg])
+    if ends and ends[-1].raw.get("reason") == "stdin closed":
+        return (f"received {received} request(s), answered {answered}, and was closed by the client "
+                f"(its input ended)")
     if ends:
         return f"exited with status {ends[-1].raw.get('status')} at start"
-    return f"received {len(journal.requests())} request(s) and answered none"
+    return f"received {received} request(s) and answered {answered}"
 
 
 def describe(exc: BaseException) -> str:

@@ -45,7 +45,8 @@ def render(verdict: Verdict, style: Style, full_trace: bool = False, printed: st
             lines.append(textwrap.fill(visible(line), WIDTH, initial_indent=" " * 9,
                                        subsequent_indent=indent, break_on_hyphens=False,
                                        break_long_words=False))  # an identifier stays whole
-        if verdict.where and verdict.where.exercise is None:
+        said = any(line.startswith("edit: ") for line in verdict.message.splitlines())
+        if verdict.where and verdict.where.exercise is None and not said:  # one place, said once
             lines.append(f"         look at: {verdict.where.file}, {verdict.where.function}")
     elif verdict.message:  # the evidence behind a pass, on one line (never cut mid-name)
         lines.append(style.paint(" " * 9 + visible(" ".join(verdict.message.split())), "dim"))

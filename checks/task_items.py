@@ -251,8 +251,10 @@ async def elicitation(target: Target, lab: Lab) -> str:
     form = {name: (f.kind, [v for v, _ in f.options]) for name, f in fields.items()}
     if form != {"priority": ("choice", ["low", "normal", "high"]), "note": ("text", [])} \
             or fields["note"].maximum != 200 or fields["priority"].title != "Priority":
-        raise Fail(f"expected: the question becomes a form: priority as a choice of low/normal/high, note as "
-                   f"text of at most 200 characters\ngot: {form or 'no form (the question was declined)'}; "
+        got = {name: (*kinds, fields[name].title, fields[name].maximum) for name, kinds in form.items()}
+        raise Fail(f"expected: the question becomes a form: priority as a choice of low/normal/high (titled "
+                   f"'Priority'), note as text of at most 200 characters\ngot (kind, options, title, maximum): "
+                   f"{got or 'no form (the question was declined)'}; "
                    f"the client said: {text(result)[:160]}{where}")
     retry = (calls[-1].msg.get("params") or {}) if len(calls) == 2 else {}
     sent_answer = (retry.get("inputResponses") or {}).get("priority")

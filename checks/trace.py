@@ -49,6 +49,8 @@ def describe_reply(msg: Dict[str, Any]) -> str:
             return f"{msg['method']} {params.get('progress')}/{params.get('total', '?')}"
         return str(msg["method"])
     head = f"#{msg.get('id')}"
+    if "unrecorded" in msg:  # servers/misbehave.py keeps what a reply was, not its body
+        return f"{head} {short(msg['unrecorded'], 10)} (body not kept in this server's journal)"
     if "result" not in msg and "error" not in msg:
         return f"{head} (neither result nor error)"
     error = msg.get("error")

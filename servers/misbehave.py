@@ -195,7 +195,9 @@ class Misbehaving:
                          {"jsonrpc": "2.0", "result": {"no": "id"}},
                          {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "x"}}):
                 self.write(junk)
-        self.journal.record("out", msg={"id": answer.get("id")})
+        # Only what the reply was, not its body (a huge reply would fill the journal).
+        self.journal.record("out", msg={"id": answer.get("id"),
+                                        "unrecorded": "error" if "error" in answer else "result"})
         self.write(answer)
         if self.scenario == "noise":
             self.write(answer)  # the same reply twice

@@ -210,7 +210,8 @@ class Aggregator(ToolCalls):
                     entries[name] = make_entry(spec.alias, tool, name)
                 except ValueError as exc:  # a schema no model API (or validator) could use
                     dropped.append(f"{spec.alias}/{tool['name']}: {exc}")
-        self.connections = found
+        # In the config's order, not the order discovery happened to finish in.
+        self.connections = {spec.alias: found[spec.alias] for spec in self.config.servers if spec.alias in found}
         self.offline = {spec.alias: offline[spec.alias]
                         for spec in self.config.servers if spec.alias in offline}
         self.entries = entries

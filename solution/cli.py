@@ -35,6 +35,7 @@ from .errors import AuditFailed, ConfigError, ModelApiError
 from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .models import choose_model
+from .needed import servers_needed
 from .process import guard_process_tree
 from .sandbox import missing as sandbox_missing
 from .prompts import TaskLines, terminal_elicitor
@@ -215,15 +216,20 @@ async def command(options: argparse.Namespace, config: Config) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # `call` and `script` start only the servers they use (the name, the imports).
+    config = servers_needed(config, options.command, getattr(options, "name", ""), getattr(options, "source", ""))
     async with Aggregator(config, request_timeout=options.timeout) as tools:
         terminal = Terminal()  # consent questions and servers' forms take turns on it
+        calls = options.command in ("call", "ask", "script")  # `tasks` only asks about old ones
         tools.consent = Consent(asker(options, terminal), {spec.alias: spec.trusted for spec in config.servers}) \
-            if not listing else None
+            if calls else None
         tools.audit = audit
+        # Questions from servers: a form at the terminal, or (no terminal) nothing
+        # declared, so a well-behaved server does without asking. `tools` declares
+        # the same as `call` and `ask`: a server may offer some tools only to a
+        # client that can answer its questions, and the table must show them.
+        tools.elicitor = terminal_elicitor(terminal)
         if not listing:
-            # Questions from servers: a form at the terminal, or (no terminal) nothing
-            # declared, so a well-behaved server does without asking.
-            tools.elicitor = terminal_elicitor(terminal)
             try:
                 tools.task_book = TaskBook(options.tasks_file or None)
             except OSError as exc:  # a planted link or FIFO: refused before anything is called
@@ -307,7 +313,7 @@ async def run_script_file(tools: Aggregator, source: str, as_json: bool) -> int:
     if as_json:
         print(json_text({"result": result, "script": script_json(code.runs[-1])}, indent=2))
     else:
-        for line in script_lines(code.runs[-1]):
+        for line in script_lines(code.runs[-1], whole=True):
             print(line)
         if result.get("isError"):
             print("\n".join(shown(line) for line in result_text(result).splitlines()))
@@ -338,22 +344,34 @@ def not_json(name: str) -> None:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def parse(argv: List[str], prog: str) -> argparse.Namespace:
+def common_options(defaults: bool) -> argparse.ArgumentParser:
+    """The options every command takes, before or after its name. Only the
+    top-level parser has defaults: a subcommand's copy would otherwise put them
+    back over what was given before the subcommand (`--config X tools`)."""
+    def default(value: Any) -> Any:
+        return value if defaults else argparse.SUPPRESS
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", type=Path, default=None,
+    common.add_argument("--config", type=Path, default=default(None),
                         help="servers config (default: labs/servers.json)")
-    common.add_argument("--json", action="store_true", help="print JSON instead of text")
-    common.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    common.add_argument("--json", action="store_true", default=default(False), help="print JSON instead of text")
+    common.add_argument("--timeout", type=float, default=default(30.0), help="seconds per request (default 30)")
     answers = common.add_mutually_exclusive_group()
-    answers.add_argument("--yes", action="store_true", help="allow calls that need consent (scripts)")
-    answers.add_argument("--no", action="store_true", help="decline calls that need consent (scripts)")
-    common.add_argument("--audit", default=DEFAULT_AUDIT, metavar="FILE",
+    answers.add_argument("--yes", action="store_true", default=default(False),
+                         help="allow calls that need consent (scripts)")
+    answers.add_argument("--no", action="store_true", default=default(False),
+                         help="decline calls that need consent (scripts)")
+    common.add_argument("--audit", default=default(DEFAULT_AUDIT), metavar="FILE",
                         help=f"append every call to this JSON-lines log (default {DEFAULT_AUDIT}; '' for none)")
-    common.add_argument("--tasks-file", default=DEFAULT_TASKS, metavar="FILE",
+    common.add_argument("--tasks-file", default=default(DEFAULT_TASKS), metavar="FILE",
                         help=f"keep the ids of unfinished tasks here for `tasks` (default {DEFAULT_TASKS}; "
                              "'' for none)")
+    return common
+
+
+def parse(argv: List[str], prog: str) -> argparse.Namespace:
+    common = common_options(defaults=False)
     parser = argparse.ArgumentParser(prog=prog, description="A hand-written MCP client.",
-                                     parents=[common])
+                                     parents=[common_options(defaults=True)])
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("tools", parents=[common], help="show the model-facing tool table")
     call = sub.add_parser("call", parents=[common], help="call one tool by its model-facing name")
@@ -374,6 +392,8 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
                      help="give the model one run_script tool: it writes a script against typed stubs, "
                           "run in the Monty sandbox (needs the codemode extra)")
     options = parser.parse_args(argv)
+    if options.yes and options.no:  # one before the subcommand, one after
+        parser.error("--yes and --no cannot both be given")
     if not usable_seconds(options.timeout):
         parser.error(f"--timeout wants a finite number of seconds above 0; got {options.timeout!r}")
     if options.command is None:

@@ -204,7 +204,8 @@ def module_for(alias: str, tools: List[Json]) -> StubModule:
                 continue  # a key no keyword argument can spell (or spell apart): the script cannot send it
             spelled.add(unicodedata.normalize("NFKC", key))
             kind = writer.type_of(prop, f"{function}_{key}", schema)
-            params.append(f"{key}: {kind}" if key in required else f"{key}: {kind} | None = None")
+            optional = kind if "None" in kind.split(" | ") or kind == "Any" else f"{kind} | None"  # never None | None
+            params.append(f"{key}: {kind}" if key in required else f"{key}: {optional} = None")
         output = tool.get("outputSchema")
         returns = writer.type_of(output, f"{function}_result", output) if isinstance(output, dict) else "str"
         signature = f"async def {function}(" + (f"*, {', '.join(params)}" if params else "") + f") -> {returns}:"

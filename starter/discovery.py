@@ -104,7 +104,12 @@ def decide(answers: Dict[str, Any], fallback: bool = True) -> "ServerInfo | Clie
         try:
             return from_discover(probe)
         except ClientError as exc:
-            return exc
+            # A lenient handshake-era server answers any method with {}: a result
+            # that does not name our version leads to the handshake, never offline.
+            if not fallback or isinstance(shake, ClientError):
+                return exc if not isinstance(shake, ClientError) else failure(exc, shake)
+            if not isinstance(shake, ServerInfo):
+                return None
     if isinstance(shake, ServerInfo):
         return shake
     if isinstance(probe, McpError) and not speaks_handshake(probe):

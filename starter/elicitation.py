@@ -27,8 +27,11 @@ from .translate import compile_schema, first_problem
 
 ANSWER_TIMEOUT = 600.0  # a question left unanswered this long is cancelled
 FORMATS = ("email", "uri", "date", "date-time")
+# "pin" alone is an everyday word ("pin the version"): a PIN is one in capitals, a
+# field named pin, or a pin code or number.
 SECRET_WORDS = re.compile(r"pass(word|phrase|code)?\b|secret|token|api[\s_-]?key|private[\s_-]?key|"
-                          r"credential|\bpin\b|\bcvv\b|\bssn\b", re.I)
+                          r"credential|(?-i:\bPIN\b)|^pin\b|\bpin[\s_-]?(code|number)\b|\bcvv\b|\bssn\b",
+                          re.I)
 
 
 class Unsupported(Exception):

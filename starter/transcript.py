@@ -20,8 +20,10 @@ def shorten(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def script_lines(script: ScriptRun) -> Iterator[str]:
-    """A script run as plain lines (rich markup is added by the caller)."""
+def script_lines(script: ScriptRun, whole: bool = False) -> Iterator[str]:
+    """A script run as plain lines (rich markup is added by the caller). `whole`:
+    everything it printed, line by line (`script`; code mode already kept only
+    what can be shown); otherwise one shortened line (a step of `ask`)."""
     yield "  script:"
     for line in script.script.splitlines():
         yield "    | " + shown(line, 200)
@@ -32,6 +34,13 @@ def script_lines(script: ScriptRun) -> Iterator[str]:
                f"{shorten(json_text(call.arguments), 120)} -> {outcome}")
     if script.stopped:
         yield f"  stopped ({script.stopped}): {shorten(script.reason, 300)}"
+    if whole and script.printed.strip():
+        yield "  printed:"
+        for line in script.printed.rstrip("\n").splitlines():
+            yield "    > " + shown(line)
+        if script.printed_chars > len(script.printed):
+            yield f"  ({script.printed_chars - len(script.printed):,} more characters were printed and cut)"
+        return
     yield "  printed: " + (shorten(script.printed.rstrip("\n"), 300) if script.printed.strip() else "(nothing)")
 
 

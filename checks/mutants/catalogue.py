@@ -98,6 +98,16 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("no limit on each server's discovery", "4", LIMITED,
                   "                found[spec.alias] = await self.connect(spec)\n", "8",
                   ("it came online", "self.discovery_timeout")),
+    LearnerMutant("one time limit around the whole discovery", "4",
+                  LIMITED + "            except Exception as exc:  # any failure: record why, keep the rest\n"
+                  "                offline[spec.alias] = reason(exc)\n\n"
+                  "        async with anyio.create_task_group() as group:\n",
+                  "                found[spec.alias] = await self.connect(spec)\n"
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n"
+                  "                offline[spec.alias] = reason(exc)\n\n"
+                  "        with anyio.move_on_after(self.discovery_timeout):\n"
+                  "          async with anyio.create_task_group() as group:\n", "8",
+                  ("neither connected nor in the offline table",)),
     LearnerMutant("no try/except: one failure sinks the refresh", "4",
                   "            except Exception as exc:  # any failure: record why, keep the rest\n",
                   "            except ArithmeticError as exc:\n", "8", ("sank the whole refresh",)),

@@ -31,7 +31,8 @@ def skip_reason() -> Optional[str]:
     work = learner_work()
     if not work or os.environ.get("MCP_LAB_SHIPPED"):  # CI runs them whatever the tree holds
         return None
-    return (f"starter/ holds your work ({', '.join(work[:3])}{', ...' if len(work) > 3 else ''}); "
+    more = f", and {len(work) - 3} more" if len(work) > 3 else ""
+    return (f"starter/ holds your work ({len(work)} change(s): {', '.join(work[:3])}{more}); "
             "these tests describe the shipped starter, and CI runs them on a clean clone")
 
 

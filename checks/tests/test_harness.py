@@ -42,3 +42,12 @@ def test_waiting_without_a_timeout_is_named(variant: Variant) -> None:
     verdicts = verdicts_for(variant(edits={"aggregator.py": (old, new)}), limit=1.0, only={5})
     assert verdicts[5].status == "fail"
     assert "did not finish in 1 s: something waits without a timeout" in verdicts[5].message
+
+
+def test_the_skip_line_counts_every_change_a_learner_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    from checks.tests import conftest
+    work = [f"module{n}.py edited outside the regions" for n in range(10)]
+    monkeypatch.setattr(conftest, "learner_work", lambda: work)
+    monkeypatch.delenv("MCP_LAB_SHIPPED", raising=False)
+    said = conftest.skip_reason()
+    assert said is not None and "10 change(s): module0.py" in said and "and 7 more" in said

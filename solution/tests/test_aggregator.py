@@ -152,3 +152,11 @@ def test_a_tool_with_an_unusable_schema_is_left_out_with_the_reason() -> None:
     tools._rebuild(found, {})
     assert list(tools.entries) == ["mcp__one__ok"]
     assert tools.dropped == ["one/bad: its inputSchema is not an object schema"]
+
+
+@pytest.mark.anyio
+async def test_servers_keep_the_configs_order_whichever_finished_first(fixture: Any) -> None:
+    slow, fast = fixture("tickets", "", "--delay", "0.2"), fixture("notes")
+    async with Aggregator(config_of([slow.spec, fast.spec])) as tools:
+        await tools.refresh()
+        assert list(tools.connections) == ["tickets", "notes"]  # notes finished first

@@ -87,3 +87,19 @@ def test_a_closed_stdin_is_no_terminal_not_a_crash() -> None:
                           env={**os.environ, "MOCK": "1"}, stdin=None, close_fds=True,
                           preexec_fn=lambda: os.close(0))
     assert done.returncode == 1 and "declined" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_common_options_work_before_the_subcommand_as_after_it(tmp_path: Path) -> None:
+    before = run("--json", "--config", str(ROOT / "labs" / "servers.json"), "tools")
+    after = run("tools", "--json", "--config", str(ROOT / "labs" / "servers.json"))
+    assert before.returncode == after.returncode == 0
+    assert json.loads(before.stdout)["tools"] == json.loads(after.stdout)["tools"]
+    missing = run("--config", str(tmp_path / "none.json"), "tools")
+    assert missing.returncode == 2 and "none.json" in missing.stderr  # not silently the default config
+    both = run("--yes", "call", "mcp__notes__read_note", "--no")
+    assert both.returncode == 2 and "--yes and --no cannot both be given" in both.stderr
+
+
+def test_the_servers_table_keeps_the_configs_order() -> None:
+    done = run("tools", "--json")
+    assert list(json.loads(done.stdout)["servers"]) == ["notes", "tickets", "archive"]

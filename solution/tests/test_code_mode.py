@@ -372,3 +372,11 @@ async def test_stubs_keep_to_the_tools_share_of_the_context(code: Dict[str, Any]
     assert "async def search" not in described
     monkeypatch.delenv("MCP_LAB_TOOL_SHARE")
     assert "async def search" in code["code"].description()
+
+
+def test_script_in_text_shows_all_it_printed_line_by_line(tmp_path: Path) -> None:
+    script = "from notes import read_note\n\nfor n in (1, 2, 3):\n    print((await read_note(id=f'n-{n}'))['title'])\n"
+    done = subprocess.run([sys.executable, "-m", "solution", "script", "-", "--audit", ""], input=script, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "    > Paging tools/list\n    > Timeouts\n    > Naming\n" in done.stdout

@@ -82,5 +82,5 @@ async def test_discover_reads_identity_from_meta_and_checks_the_version() -> Non
         "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "instructions": "hi",
         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "n", "version": "1"}}}}))
     assert (found.name, found.version, found.instructions) == ("n", "1", "hi")
-    with pytest.raises(ProtocolViolation, match="does not support"):
-        await discover(Scripted({None: {"supportedVersions": ["2030-01-01"]}}))
+    with pytest.raises(ProtocolViolation, match="does not support"):  # pinned: no handshake to fall back to
+        await discover(Scripted({None: {"supportedVersions": ["2030-01-01"]}}), fallback=False)

@@ -188,3 +188,12 @@ def test_an_answer_to_a_schema_that_fans_out_is_given_up_on_not_expanded() -> No
     schema = {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}}
     said = answer_problem(Question("s", "?", [], schema), {"x": "too long"})
     assert said is not None and "could not be checked" in said
+
+
+def test_pin_is_a_secret_only_when_it_means_a_pin() -> None:
+    from solution.elicitation import field_from_schema
+    version = field_from_schema("version", {"type": "string", "description": "pin the version to keep"}, False)
+    assert not version.secret
+    for name, schema in (("pin", {"type": "string"}), ("code", {"type": "string", "title": "Card PIN"}),
+                         ("x", {"type": "string", "description": "your pin code"})):
+        assert field_from_schema(name, schema, False).secret, name

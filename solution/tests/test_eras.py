@@ -167,3 +167,22 @@ async def test_an_sdk_server_behind_a_slow_start_is_discovered_as_current(tmp_pa
         finally:
             await client.aclose()
     assert info.era == "current" and client.era == "current"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("lenient", [{}, {"supportedVersions": ["2099-01-01"]}, {"supportedVersions": None}])
+async def test_a_discover_result_without_our_version_leads_to_the_handshake(lenient: Dict[str, Any]) -> None:
+    """A handshake-era server that answers any unknown method with {} (as some do)."""
+    server = Scripted({"server/discover": lenient, "initialize": INIT_OK})
+    info = await discover(server)
+    assert (info.era, info.name) == ("legacy", "old")
+    pinned = Scripted({"server/discover": lenient})
+    with pytest.raises(ProtocolViolation, match="does not support 2026-07-28"):
+        await discover(pinned, fallback=False)  # pinned to the current era: no handshake to fall to
+
+
+@pytest.mark.anyio
+async def test_when_the_handshake_fails_too_both_are_said() -> None:
+    server = Scripted({"server/discover": {}, "initialize": McpError(-32601, "Method not found")})
+    with pytest.raises(McpError):
+        await discover(server)

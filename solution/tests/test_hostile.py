@@ -280,3 +280,16 @@ def test_a_signal_at_a_consent_prompt_ends_the_client_at_once_with_its_servers(
         time.sleep(0.05)
     else:
         raise AssertionError(f"the notes server (pid {pid}) outlived the client")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pty")
+def test_tools_on_a_terminal_declares_elicitation_as_call_and_ask_do(tmp_path: Path) -> None:
+    journal = tmp_path / "notes.jsonl"
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"notes": {"command": sys.executable, "args": [
+        str(ROOT / "servers" / "notes.py"), "--journal", str(journal)]}}}))
+    status, screen = in_pty(["tools", "--config", str(path)])
+    assert status == 0, screen
+    asked = [json.loads(line)["msg"] for line in journal.read_text().splitlines() if '"server/discover"' in line]
+    capabilities = asked[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert capabilities.get("elicitation") == {"form": {}}, capabilities

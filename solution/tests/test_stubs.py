@@ -134,3 +134,9 @@ def test_stubs_stay_python_whatever_the_server_names_and_says() -> None:
 def test_two_aliases_never_share_a_stub_module() -> None:
     names = [m.name for m in stub_modules({"json": [{"name": "a"}], "json_tools": [{"name": "b"}]})]
     assert len(set(names)) == 2 and names[0] == "json_tools", names
+
+
+def test_an_optional_parameter_that_may_be_null_says_none_once() -> None:
+    source = module_for("s", [{"name": "t", "inputSchema": {"type": "object", "properties": {
+        "note": {"type": ["string", "null"]}, "any": {}}}}]).source
+    assert "note: str | None = None" in source and "None | None" not in source and "any: Any = None" in source

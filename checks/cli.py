@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from checks import reaper
-from checks.extensions import EXTENSION_ITEMS, label
+from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.harness import ITEM_LIMIT, Item, Verdict
 from checks.hints import HINTS, next_hints
 from checks.isolation import Event, Outcome, run_isolated, verdict_from_json
-from checks.items import ITEMS
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
 from checks.target import ROOT

@@ -12,10 +12,9 @@ from __future__ import annotations
 import textwrap
 from typing import Any, Dict, List, Optional
 
-from checks.extensions import EXTENSION_ITEMS, label
+from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.harness import Verdict
 from checks.isolation import Outcome
-from checks.items import ITEMS
 from checks.style import Style
 from checks.visible import visible, visible_lines
 

@@ -51,7 +51,7 @@ def leftover_threads(hung: List[int]) -> List[str]:
 def run(request: Dict[str, Any], channel: Channel) -> None:
     # Imported here, after stdout is captured: nothing the target prints at
     # import time may reach the real stdout.
-    from checks.extensions import EXTENSION_ITEMS
+    from checks.items import EXTENSION_ITEMS
     from checks.harness import Item, Verdict, run_items
     from checks.items import ITEMS
     from checks.target import TargetError, load_target

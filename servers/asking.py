@@ -20,7 +20,7 @@ import base64
 import json
 from typing import Any, Callable, Dict, Optional
 
-from servers.core import INVALID_PARAMS, Json, RpcError, ToolOutput
+from servers.rpc import INVALID_PARAMS, Json, RpcError, ToolOutput
 
 
 class NeedInput(Exception):

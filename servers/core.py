@@ -7,6 +7,10 @@ process; `servers.stdio` is the thin shell that reads, writes and journals.
 Strictness is the point: a client that forgets `_meta`, names an unknown
 version, invents a cursor or calls a tool that does not exist gets the error
 code the specification names, so the lab's checks can tell right from lucky.
+
+Over 300 lines because the strict answers to every method (envelope, paging,
+cursors, calls, tasks) are one protocol; the shared JSON-RPC words are in
+rpc.py and questions during a call in asking.py.
 """
 
 from __future__ import annotations
@@ -18,60 +22,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
+from servers.asking import run_asking
+from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+                         PARSE_ERROR, UNSUPPORTED_VERSION, Json, RpcError, ToolFailed, ToolOutput)
+
 PROTOCOL_VERSION = "2026-07-28"
 SUPPORTED_VERSIONS = [PROTOCOL_VERSION]
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-UNSUPPORTED_VERSION = -32022
-
 PAGING_MODES = ("normal", "empty-cursor", "endless")
 ENDLESS_PAGES = 40  # an endless lister gives up here, so a client without a page limit still ends
-
-Json = Dict[str, Any]
-
-
-class RpcError(Exception):
-    """A JSON-RPC error to send back instead of a result."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_json(self) -> Json:
-        error: Json = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
-
-
-class ToolFailed(Exception):
-    """Raised by a tool handler: becomes a result with `isError: true`.
-
-    This is the error class written for the model to read and act on. An
-    error may carry data too (`structured`): it is sent as the error result's
-    `structuredContent`, which no outputSchema vouches for, so a client must
-    never hand it to a program as the tool's answer.
-    """
-
-    def __init__(self, text: str, structured: Optional[Any] = None) -> None:
-        super().__init__(text)
-        self.structured = structured
-
-
-@dataclass
-class ToolOutput:
-    text: str
-    structured: Optional[Any] = None
-
 
 Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
 Report = Callable[[float, Optional[float], str], None]  # progress, total, message
@@ -294,7 +256,6 @@ class Server:
             if problem:
                 raise ToolFailed(f"Invalid arguments for {tool.name}: {problem}")
             if tool.asks_user:
-                from servers.asking import run_asking  # the module builds on this one
                 asked = run_asking(tool.name, tool.handler, arguments, params,
                                    self.can_elicit(params) if can_ask is None else can_ask,
                                    # only the handshake era passes as_task; it asks the client directly

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from servers.core import (INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, VERSION_KEY, Json,
-                          Report, RpcError, Server, declares_form, handle_request, no_report,
-                          parse_request)
+from servers.core import VERSION_KEY, Report, Server, declares_form, handle_request, no_report, parse_request
+from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Json, RpcError
 from servers.tasks import TaskBoard
 
 LEGACY_VERSION = "2025-11-25"

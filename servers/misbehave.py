@@ -1,6 +1,6 @@
 """A server that breaks the rules on purpose, one way per `--scenario`.
 
-The fault suite (`python -m checks.faults`, and the tests beside it) puts this
+The fault suite (`python -m checks.dev.faults`, and the tests beside it) puts this
 next to a healthy fixture server and checks that the client survives, says
 what went wrong, and leaves no process behind. Standard library only.
 
@@ -26,7 +26,8 @@ from typing import Any, List, Optional
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import Json, RpcError, Server, check_envelope, error_reply  # noqa: E402
+from servers.core import Server, check_envelope, error_reply  # noqa: E402
+from servers.rpc import Json, RpcError  # noqa: E402
 from servers.stdio import Journal  # noqa: E402
 
 SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",

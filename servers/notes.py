@@ -14,7 +14,8 @@ from typing import Dict, List, Optional
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import Json, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
+from servers.core import Server, Tool  # noqa: E402
+from servers.rpc import Json, ToolFailed, ToolOutput  # noqa: E402
 from servers.stdio import run  # noqa: E402
 
 NOTES: Dict[str, Dict[str, str]] = {

@@ -8,6 +8,10 @@ MCP messages. The process exits when stdin reaches end of file.
 The journal (`--journal FILE`) records every line in and out with a
 wall-clock timestamp, so the lab's checks can prove what a server received and
 when it answered instead of trusting the client under test.
+
+Over 300 lines because reading, answering on threads, holding, asking the client
+and journalling share the one stdout and its lock; the switches are parsed in
+switches.py.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ import threading
 import time
 from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
-from servers.core import (PAGING_MODES, Json, Report, RpcError, Server, Tool, ToolOutput, check_envelope,
-                          error_reply, no_report)
+from servers.core import Report, Server, check_envelope, error_reply, no_report
+from servers.rpc import Json, RpcError
 from servers.legacy import LegacyFront
+from servers.switches import extra_tool, parse_options, parsed_json
 from servers.tasks import TaskBoard
 
-FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
 # A held reply goes out after this even if no other reply does: generous, so
 # only a client that never sends a second request ever waits for it.
@@ -46,81 +50,6 @@ class Journal:
         with self._lock:
             self._file.write(json.dumps(entry) + "\n")
             self._file.flush()
-
-
-def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog=f"python -m servers.{name}",
-        description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
-        epilog="Every switch also reads an environment variable, named in its help.")
-    env = os.environ.get
-    parser.add_argument("--era", choices=("current", "legacy"), default=env("MCP_LAB_ERA") or "current",
-                        help="current: MCP 2026-07-28 (default); legacy: only the 2025-11-25 "
-                             "initialize handshake (MCP_LAB_ERA)")
-    parser.add_argument("--journal", default=env("MCP_LAB_JOURNAL"), metavar="FILE",
-                        help="append every message in and out, with timestamps (MCP_LAB_JOURNAL)")
-    parser.add_argument("--fail", choices=FAILURE_MODES, default=env("MCP_LAB_FAIL") or None,
-                        help="misbehave on purpose: exit at start, never answer, write a garbage "
-                             "line before each reply, or exit when probed with server/discover "
-                             "(MCP_LAB_FAIL)")
-    parser.add_argument("--delay", type=float, default=float(env("MCP_LAB_DELAY") or 0), metavar="S",
-                        help="answer every request S seconds late (MCP_LAB_DELAY)")
-    parser.add_argument("--latency", action="append", default=[], metavar="TOOL=S",
-                        help="make calls to TOOL take S seconds; repeatable "
-                             "(MCP_LAB_LATENCY, comma-separated)")
-    parser.add_argument("--inline", action="store_true", default=bool(env("MCP_LAB_INLINE")),
-                        help="answer each request on the reading thread, in order (fastest; "
-                             "no concurrency, so no --latency or --hold) (MCP_LAB_INLINE)")
-    parser.add_argument("--hold", action="append", default=[], metavar="TOOL",
-                        help="hold each reply to a call of TOOL until another reply has gone out "
-                             "(at most 30 s), so replies come back out of order; repeatable")
-    parser.add_argument("--paging", choices=PAGING_MODES, default="normal",
-                        help="normal; empty-cursor: the cursor to the second page is \"\" (a real "
-                             "cursor); endless: every page has a nextCursor (a client must stop itself)")
-    parser.add_argument("--page-size", type=int, default=None, metavar="N",
-                        help="hand out N tools per page instead of the server's own number")
-    parser.add_argument("--silent", action="append", default=[], metavar="METHOD",
-                        help="read and journal METHOD but never answer it; repeatable")
-    parser.add_argument("--bare-reply", action="append", default=[], metavar="METHOD",
-                        help="answer METHOD with a reply that has neither result nor error "
-                             "(a protocol violation the client must reject); repeatable")
-    parser.add_argument("--empty-reply", action="append", default=[], metavar="METHOD",
-                        help="answer METHOD with an empty result, {} (legal: what an acknowledgement "
-                             "carries); repeatable")
-    parser.add_argument("--bad-progress", action="store_true",
-                        help="before a request's first progress report, send two malformed ones (a "
-                             "progress that is not a number, and none at all) that a client must ignore")
-    parser.add_argument("--annotations", action="append", default=[], metavar="TOOL=JSON",
-                        help="list TOOL with these annotations instead of its own (null: none at all, so "
-                             "every hint takes its default; values need not be booleans); repeatable")
-    parser.add_argument("--add-tool", action="append", default=[], metavar="NAME[=SCHEMA]",
-                        help="add a read-only tool named NAME (any characters), with the JSON input "
-                             "schema after '=' (default: no arguments); it answers with its name; repeatable")
-    parser.add_argument("--progress-steps", type=int, default=5, metavar="N",
-                        help="tools that report progress do so N times (default 5)")
-    parser.add_argument("--progress-gap", type=float, default=0.03, metavar="S",
-                        help="seconds of simulated work before each progress report (default 0.03)")
-    parser.add_argument("--task-steps", type=int, default=4, metavar="N",
-                        help="a task's job works in N steps (default 4)")
-    parser.add_argument("--task-gap", type=float, default=0.05, metavar="S",
-                        help="seconds of simulated work per task step (default 0.05)")
-    parser.add_argument("--task-poll-ms", type=int, default=100, metavar="MS",
-                        help="the pollIntervalMs a task handle suggests (default 100)")
-    parser.add_argument("--task-ttl-ms", type=int, default=60_000, metavar="MS",
-                        help="how long a task is kept after it is created (default 60000)")
-    options = parser.parse_args(argv)
-    pairs = list(options.latency) + [p for p in (env("MCP_LAB_LATENCY") or "").split(",") if p]
-    latency: Dict[str, float] = {}
-    for pair in pairs:
-        tool, sep, seconds = pair.partition("=")
-        try:
-            latency[tool] = float(seconds)
-        except ValueError:
-            parser.error(f"--latency wants TOOL=SECONDS, got {pair!r}")
-        if not sep:
-            parser.error(f"--latency wants TOOL=SECONDS, got {pair!r}")
-    options.latency = latency
-    return options
 
 
 class Front(Protocol):
@@ -353,23 +282,6 @@ def forked_by() -> Optional[float]:
     except (OSError, ValueError, IndexError, AttributeError):
         return None
     return time.time() - age + tick
-
-
-def parsed_json(text: str, switch: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise SystemExit(f"{switch}: the text after '=' is not JSON: {text!r}") from None
-
-
-def extra_tool(spec: str) -> Tool:
-    """A tool from `--add-tool NAME[=SCHEMA]`: names a model API cannot take as
-    they are (spaces, '/', ':', '@', letters beyond ASCII), or enums of any values."""
-    name, sep, schema = spec.partition("=")
-    input_schema = parsed_json(schema, "--add-tool") if sep else {"type": "object", "additionalProperties": False}
-    return Tool(name, f"An extra tool named {name!r} (fixture --add-tool).", input_schema,
-                lambda arguments: ToolOutput(f"{name} ran with {json.dumps(arguments, sort_keys=True)}"),
-                title=f"Extra: {name}", annotations={"readOnlyHint": True, "openWorldHint": False})
 
 
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:

@@ -18,6 +18,9 @@ shared by both eras; only the wire shapes differ:
 Every change of state goes to `on_event` (the shell journals it), including
 the moment a cancelled job actually stops working, so a check can prove that
 nothing kept running after a cancel.
+
+Over 300 lines because the board serves both eras from one state machine;
+splitting the wire shapes from it would split each rule in two.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
-from servers.core import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
+from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 TERMINAL = ("completed", "failed", "cancelled")

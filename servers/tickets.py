@@ -19,7 +19,8 @@ from typing import Dict, List, Optional
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import INTERNAL_ERROR, Json, Report, RpcError, Server, Tool, ToolFailed, ToolOutput  # noqa: E402
+from servers.core import Report, Server, Tool  # noqa: E402
+from servers.rpc import INTERNAL_ERROR, Json, RpcError, ToolFailed, ToolOutput  # noqa: E402
 from servers.stdio import run  # noqa: E402
 from servers.asking import NeedInput  # noqa: E402
 from servers.tasks import Lapsed, TaskWork, Withdrawn  # noqa: E402

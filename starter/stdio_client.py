@@ -9,6 +9,10 @@ terminates and finally kills the server's whole process group.
 
 Replies are matched to requests by id and by nothing else: a slow call and a
 fast call to the same server may come back in either order.
+
+Over 300 lines because the process, the request table and the reader share
+one life cycle (start, reading, going away, close): the framing and the table
+itself are pure, in jsonrpc.py.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ cancelled on the server with `tasks/cancel` before the error goes back. When
 the server goes away mid-task, the task id is kept (`TaskBook`) and, if the
 caller can reconnect, polled again on the new connection; a server that has
 forgotten it answers -32602 and the caller is told so in plain words.
+
+Over 300 lines because both eras' loops, the cancel on every way out, the
+reconnect and the tasks file are one story; the pure reading of task states is
+in tasks.py.
 """
 
 from __future__ import annotations

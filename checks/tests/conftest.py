@@ -9,8 +9,7 @@ import pytest
 
 from checks.exercises import extension_regions, regions, starter_changes, with_extension, with_region
 from checks.harness import Verdict, run_items
-from checks.extensions import EXTENSION_ITEMS
-from checks.items import ITEMS
+from checks.items import EXTENSION_ITEMS, ITEMS
 from checks.target import ROOT, load_target
 
 Variant = Callable[..., Path]

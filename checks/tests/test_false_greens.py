@@ -1,6 +1,6 @@
 """Wrong solutions outside the catalogue's regions, and a slow right one.
 
-The wrong answers of each region live in `checks/mutants/catalogue.py` and are
+The wrong answers of each region live in `checks/dev/mutants/catalogue.py` and are
 judged by `test_mutants.py`; these are the cases that need more than "red on
 its item": a loop that is wrong outside any region, and a right answer whose
 cost the evidence must show without turning it red."""

@@ -1,6 +1,6 @@
 """Everything a server sends is hostile: the client's promises, each shown
 against a server or an input written to break it. (The fault suite,
-`checks/hostile.py`, covers the aggregator against the same servers.)"""
+`checks/dev/hostile.py`, covers the aggregator against the same servers.)"""
 
 from __future__ import annotations
 

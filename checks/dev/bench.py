@@ -1,7 +1,7 @@
-"""`python -m checks.bench`: the performance table, every row measured side by
+"""`python -m checks.dev.bench`: the performance table, every row measured side by
 side in one run, several repetitions, median and spread, as ratios.
 
-    python -m checks.bench [--quick]
+    python -m checks.dev.bench [--quick]
 
 Absolute rates drift from run to run and machine to machine; ratios measured
 in the same run, interleaved, do not drift much. Targets are ratios too.
@@ -24,7 +24,7 @@ from typing import Any, Awaitable, Callable, Dict, List
 
 import anyio
 
-from checks.code_tokens import demo_tokens
+from checks.dev.code_tokens import demo_tokens
 from checks.target import ROOT
 from solution.aggregator import Aggregator
 from solution.connector import Connection
@@ -187,11 +187,11 @@ def checks_time(target: str) -> float:
 
 
 def main(argv: "List[str] | None" = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m checks.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m checks.dev.bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer calls and repetitions (a smoke run)")
     options = parser.parse_args(argv)
     calls, reps = (200, 2) if options.quick else (2000, 5)
-    minimal = [sys.executable, str(ROOT / "checks" / "bench_server.py")]
+    minimal = [sys.executable, str(ROOT / "checks" / "dev" / "bench_server.py")]
     rows: List[List[str]] = []
 
     def row(what: str, measured: str, ratio: str, target: str, met: bool) -> None:

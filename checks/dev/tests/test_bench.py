@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from checks.bench import aggregation, in_flight
+from checks.dev.bench import aggregation, in_flight
 from checks.target import ROOT
 
 import anyio
@@ -24,7 +24,7 @@ def test_aggregation_builds_every_entry() -> None:
 
 @pytest.mark.timeout(600)  # a minute's work on a busy machine; only a hang should reach this
 def test_the_bench_command_prints_its_table() -> None:
-    done = subprocess.run([sys.executable, "-m", "checks.bench", "--quick"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "checks.dev.bench", "--quick"], capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()

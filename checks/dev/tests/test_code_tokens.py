@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import anyio
 
-from checks.code_tokens import demo_tokens
+from checks.dev.code_tokens import demo_tokens
 
 
 def test_code_mode_sends_the_model_less_than_the_same_calls_made_directly() -> None:

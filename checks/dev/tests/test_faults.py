@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from checks.fault_lab import Scenario
-from checks.faults import SCENARIOS, run_scenario
+from checks.dev.fault_lab import Scenario
+from checks.dev.faults import SCENARIOS, run_scenario
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])

@@ -1,6 +1,6 @@
-"""`python -m checks.mutants`: does every wrong answer turn its item red?
+"""`python -m checks.dev.mutants`: does every wrong answer turn its item red?
 
-    python -m checks.mutants [REGION ...] [--catalogue | --generated] [--json] [--jobs N] [--list]
+    python -m checks.dev.mutants [REGION ...] [--catalogue | --generated] [--json] [--jobs N] [--list]
 
 REGION is 1-4 (the exercises) or E1-E8 (the extensions); default: all twelve.
 By default both kinds of mutant are judged: the learner catalogue (each must be
@@ -24,11 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
-from checks.mutants.catalogue import CATALOGUE, LearnerMutant
-from checks.mutants.equivalents import EQUIVALENTS_FILE, Equivalents, read_equivalents
-from checks.mutants.generated import Mutant, missing, mutants
-from checks.mutants.judge import Judged, judge
-from checks.mutants.regions import REGIONS
+from checks.dev.mutants.catalogue import CATALOGUE, LearnerMutant
+from checks.dev.mutants.equivalents import EQUIVALENTS_FILE, Equivalents, read_equivalents
+from checks.dev.mutants.generated import Mutant, missing, mutants
+from checks.dev.mutants.judge import Judged, judge
+from checks.dev.mutants.regions import REGIONS
 
 
 @dataclass
@@ -57,7 +57,7 @@ class Tally:
 
 
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m checks.mutants",
+    parser = argparse.ArgumentParser(prog="python -m checks.dev.mutants",
                                      description="Mutation testing of the self-check, region by region.")
     parser.add_argument("regions", nargs="*", metavar="REGION", help="1-4 or E1-E8 (default: all)")
     kind = parser.add_mutually_exclusive_group()

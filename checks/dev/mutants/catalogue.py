@@ -5,7 +5,7 @@ its failure message must hold, so that red is red for the right reason.
 Each is an edit of the reference solution: `old` (found exactly once in
 `file`) becomes `new`. Most edit a region; the faked clients edit the code
 around one, as a learner who works around a check would. CI judges every entry
-(`python -m checks.mutants --catalogue`), and the tests hold them too.
+(`python -m checks.dev.mutants --catalogue`), and the tests hold them too.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Tuple
 
-from checks.mutants.regions import REGIONS
+from checks.dev.mutants.regions import REGIONS
 from checks.target import ROOT
 
 

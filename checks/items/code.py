@@ -13,18 +13,20 @@ import json
 from typing import Any, Dict, List, Optional
 
 from checks.exercises import EXTENSIONS
-from checks.extensions import found, point
 from checks.fixtures import Lab
 from checks.harness import Fail
-from checks.items import aggregator_for, refreshed
-from checks.task_items import text
+from checks.items.evidence import aggregator_for, found, point, refreshed, text
 from checks.target import Target
 
+
 RUN_SCRIPT = "run_script"
+
+
 # A script that never ends meets this much running time and is stopped; a
 # correct script uses a few milliseconds of it, however busy the machine,
 # because the clock runs only while the script itself executes.
 ENDLESS_LIMIT = 2.0
+
 
 # The search on line 3 is the witness: if it reaches the server, the script ran.
 WRONG_CHOICE = ("from tickets import search, set_priority\n\n"
@@ -44,6 +46,8 @@ DECLINED = ("from tickets import close_ticket\n\n"
             "except RuntimeError as error:\n"
             "    print('kept open:', error)\n")
 ENDLESS = "n = 0\nwhile True:\n    n += 1\n"
+
+
 # A tool whose enums no Literal can hold (a float, a list, none at all): its stub
 # must still be valid Python that passes the type check, or no script can run.
 ODD_ENUMS = "tune_alerts=" + json.dumps({

@@ -1,4 +1,4 @@
-"""Mutation testing of the lab's own checks: `python -m checks.mutants`.
+"""Mutation testing of the lab's own checks: `python -m checks.dev.mutants`.
 
 The lab promises that green means right. This package tries to break that
 promise on purpose: it makes wrong copies of `solution/` (mutants) and runs

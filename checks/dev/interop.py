@@ -1,7 +1,7 @@
-"""`python -m checks.interop`: the reference client against real servers from
+"""`python -m checks.dev.interop`: the reference client against real servers from
 the package registries, all in one config.
 
-    python -m checks.interop [--no-npm] [--cpus 0,1]
+    python -m checks.dev.interop [--no-npm] [--cpus 0,1]
 
 The first run installs them under `.interop/` (ignored by git; network needed
 once): `mcp-server-time`, `mcp-server-git` and `mcp-server-fetch` from PyPI in
@@ -115,7 +115,7 @@ def client(args: List[str], cpus: str) -> "subprocess.CompletedProcess[str]":
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m checks.interop", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m checks.dev.interop", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-npm", action="store_true", help="leave out the npm servers")
     parser.add_argument("--cpus", default="0,1", help="CPUs to pin the client to ('' for none)")

@@ -14,27 +14,23 @@ from typing import Any, Dict, List, Optional, Tuple
 import anyio
 
 from checks.exercises import EXTENSIONS
-from checks.extensions import found, point
-from checks.fixtures import Entry, Journal, Lab
+from checks.fixtures import Journal, Lab
 from checks.harness import Fail
-from checks.items import JOURNAL_POLL, aggregator_for, refreshed
+from checks.items.evidence import JOURNAL_POLL, aggregator_for, found, point, refreshed, sent, text
 from checks.target import Target
 
+
 EXPORT = "export_tickets"
+
+
 # A failing task fails at once: a client that keeps polling it is stopped by
 # this limit, far above the fraction of a second the right path takes.
 FAILED_TASK_LIMIT = 5.0
+
+
 # A task of 400 steps (20 s of work) under a 1 s limit: every client reaches
 # the limit, and the item looks at what it did then.
 CANCEL_LIMIT = 1.0
-
-
-def text(result: Dict[str, Any]) -> str:
-    return " ".join(str(b.get("text", "")) for b in result.get("content") or [] if isinstance(b, dict))
-
-
-def sent(journal: Journal, method: Optional[str] = None) -> List[Entry]:
-    return [e for e in journal.entries() if e.kind == "out" and (method is None or e.msg.get("method") == method)]
 
 
 def last_snapshot(journal: Journal) -> Dict[str, Any]:
@@ -54,8 +50,6 @@ async def call_one(target: Target, lab: Lab, spec: Any, alias: str, arguments: D
         entry = found(tools, alias, tool, EXTENSIONS[extension])
         result: Dict[str, Any] = await tools.call(entry.model_name, arguments)
         return result
-
-
 TERMINAL = ("completed", "failed", "cancelled")
 
 
@@ -108,8 +102,6 @@ async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str,
     result: Dict[str, Any] = outcome["result"]
     return result
 
-
-# -- E6 -------------------------------------------------------------------------
 
 async def tasks(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E6"])
@@ -229,8 +221,6 @@ def field_problem(module: Any) -> Optional[str]:
             return f"{name} {schema} became a field with {', '.join(wrong)}"
     return None
 
-
-# -- E7 -------------------------------------------------------------------------
 
 async def elicitation(target: Target, lab: Lab) -> str:
     """`set_priority` asks for the priority when none is given: by an

@@ -1,7 +1,7 @@
 """What every fault scenario stands on: journalled server specs, the healthy
 note library beside the broken server, and the shape of a scenario.
 
-Used by the fault suite (`checks.faults`) and its hostile half (`checks.hostile`).
+Used by the fault suite (`checks.dev.faults`) and its hostile half (`checks.dev.hostile`).
 """
 
 from __future__ import annotations

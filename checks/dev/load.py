@@ -1,6 +1,6 @@
-"""`python -m checks.load`: the verdicts under load, as a grader's busy machine sees them.
+"""`python -m checks.dev.load`: the verdicts under load, as a grader's busy machine sees them.
 
-    python -m checks.load [--copies 8] [--rounds 3] [--cpus 0,1]
+    python -m checks.dev.load [--copies 8] [--rounds 3] [--cpus 0,1]
 
 Each round starts `--copies` self-checks of the reference solution at once,
 pinned to two CPUs (with `taskset`, where there is one), then as many of the
@@ -66,7 +66,7 @@ def one_round(target: str, copies: int, cpus: str) -> List[Optional[str]]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m checks.load", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m checks.dev.load", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=8, help="self-checks at once (default 8)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per target (default 3)")

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from checks.mutants.__main__ import learner_verdict, main
-from checks.mutants.catalogue import CATALOGUE, LearnerMutant
-from checks.mutants.equivalents import BadEquivalent, read_equivalents
-from checks.mutants.judge import judge
-from checks.mutants.regions import REGIONS, solution_text
+from checks.dev.mutants.__main__ import learner_verdict, main
+from checks.dev.mutants.catalogue import CATALOGUE, LearnerMutant
+from checks.dev.mutants.equivalents import BadEquivalent, read_equivalents
+from checks.dev.mutants.judge import judge
+from checks.dev.mutants.regions import REGIONS, solution_text
 
 
 @pytest.mark.parametrize("mutant", CATALOGUE, ids=lambda m: f"{m.region}: {m.name}")

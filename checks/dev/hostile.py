@@ -18,7 +18,7 @@ from typing import Any, Dict, List
 
 import anyio
 
-from checks.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, text
+from checks.dev.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, text
 from solution.agent import system_prompt
 from solution.aggregator import Aggregator
 from solution.patterns import MATCH_SECONDS, MAX_STEPS

@@ -1,6 +1,5 @@
-"""Extension items E1-E8 (`python -m checks --extensions`): the duties a client
-meets after the nine. Each proves its claim from journals, like the nine; they
-run after the nine and count towards the exit status only when asked for.
+"""Extension items E1-E5 (`python -m checks --extensions`): consent, list changes,
+progress, many tools, structured results. Each proves its claim from journals, like the nine.
 """
 
 from __future__ import annotations
@@ -11,33 +10,12 @@ from typing import Any, Dict, List, Tuple
 
 import anyio
 
-from checks.exercises import EXTENSIONS, Extension
+from checks.exercises import EXTENSIONS
 from checks.fixtures import Lab
-from checks.harness import Fail, HarnessError, Item
-from checks.items import aggregator_for, refreshed, result_of
+from checks.harness import Fail, HarnessError
+from checks.items.evidence import aggregator_for, found, is_number, point, refreshed, result_of
 from checks.target import Target
 
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def found(tools: Any, alias: str, original: str, extension: Extension) -> Any:
-    """The entry for a tool the item needs, or a failure that says why it is missing."""
-    entry = tools.find(alias, original)
-    if entry is None:
-        raise Fail(f"expected: {alias}/{original} in the tool table\ngot: it is missing "
-                   f"(left out: {'; '.join(tools.dropped) or 'nothing'}); finish the nine first "
-                   f"(python -m checks), then extension {extension.name}")
-    return entry
-
-
-def point(target: Target, extension: Extension) -> str:
-    return (f"\nedit: {target.display_path(extension.file)}, {extension.function} "
-            f"(extension {extension.name}: {extension.summary}); read labs/GUIDE.md {extension.guide}")
-
-
-# -- E1 -------------------------------------------------------------------------
 
 async def consent(target: Target, lab: Lab) -> str:
     asked: List[Tuple[str, str]] = []
@@ -99,8 +77,6 @@ async def consent(target: Target, lab: Lab) -> str:
             "untrusted asked; declined never sent; session approval held; 8 calls audited")
 
 
-# -- E2 -------------------------------------------------------------------------
-
 async def list_changes(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E2"])
     async with await aggregator_for(target, lab, [lab.server("notes"), lab.server("tickets")]) as tools:
@@ -129,10 +105,6 @@ async def list_changes(target: Target, lab: Lab) -> str:
         if not lab.journal("tickets").calls("plugin.weekly_report"):
             raise Fail(f"expected: {plugin.model_name} reaches tickets as plugin.weekly_report{where}")
     return f"re-listed after the announcement; {len(before)} names unchanged; {plugin.model_name} added and called"
-
-
-# -- E3 -------------------------------------------------------------------------
-
 LONG_WORK_STEPS, LONG_WORK_GAP = 60, 0.05  # 3 s of work, a progress report every 50 ms
 LONG_WORK_TIMEOUT = 2.0  # shorter than the work, forty times any gap between reports
 
@@ -208,10 +180,6 @@ async def progress(target: Target, lab: Lab) -> str:
     return (f"{len(malformed)} malformed progress reports ignored; {len(values)} progress notifications, in order, all before the reply (token {token!r}); "
             f"a {LONG_WORK_STEPS * LONG_WORK_GAP:g} s call outlived its {LONG_WORK_TIMEOUT:g} s timeout "
             f"on {len(long_seen)} progress reports")
-
-
-# -- E4 -------------------------------------------------------------------------
-
 RANKING_QUERY = "alpha beta gamma"
 RANKING_ORDER = ["beta_gamma_seven", "gamma_nine", "rank_four", "alpha_ten", "alpha_two", "rank_three", "rank_one",
                  "rank_eight", "rank_five"]
@@ -251,8 +219,6 @@ async def many_tools(target: Target, lab: Lab) -> str:
             f"name; {len(RANKING_ORDER)} tools ranked by the rule")
 
 
-# -- E5 -------------------------------------------------------------------------
-
 async def structured(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E5"])
     async with await aggregator_for(target, lab, [lab.server("notes")]) as tools:
@@ -280,35 +246,3 @@ async def structured(target: Target, lab: Lab) -> str:
     if any(b.get("type") != "text" for b in blocks) or "structuredContent" in json.dumps(blocks):
         raise Fail(f"expected: the model still gets the text block only\ngot: {blocks!r:.120}{where}")
     return "the program got the note as data, and no data from an error result; the model got its text"
-
-
-# E6 and E7 live in their own module, which uses `found` and `point` above.
-from checks.task_items import elicitation, tasks  # noqa: E402
-from checks.code_items import code_mode  # noqa: E402
-
-EXTENSION_ITEMS = [
-    Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
-         consent, "consent.py", "runs_without_asking"),
-    Item(12, "E2-list-changes", "a changed tool list is re-listed; old names stay, new tools appear",
-         list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s"),
-    Item(13, "E3-progress", "progress reaches the caller in order, stops at the reply, resets the timeout",
-         progress, "stdio_client.py", "StdioClient._on_progress", waits="a call that outlasts its timeout"),
-    Item(14, "E4-many-tools", "stable meta-tools find a tool among 500 by words and call it",
-         many_tools, "meta_tools.py", "rank"),
-    Item(15, "E5-structured", "structured results reach the program as data; the model gets text",
-         structured, "tool_calls.py", "structured_data"),
-    Item(16, "E6-tasks", "tasks: polled to the end, failed and cancelled said plainly, both eras",
-         tasks, "tasks.py", "settled", waits="a task past its limit, 1 s"),
-    Item(17, "E7-elicitation", "a server's question becomes a form; the answer is checked and sent back",
-         elicitation, "elicitation.py", "field_from_schema"),
-    Item(18, "E8-code-mode", "code mode: a script checked against typed stubs, run in the sandbox, calls consented",
-         code_mode, "stubs.py", "literal", waits="an endless script, 2 s of running time"),
-]
-
-
-def label(number: int) -> str:
-    return f"E{number - 10}" if number > 10 else str(number)
-
-
-def by_name() -> Dict[str, Item]:
-    return {item.id.split("-")[0]: item for item in EXTENSION_ITEMS}

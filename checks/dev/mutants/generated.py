@@ -18,7 +18,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from checks.mutants.regions import REGIONS, Region, solution_text
+from checks.dev.mutants.regions import REGIONS, Region, solution_text
 
 LEFT_OUT = ("core/VariableReplacer", "core/VariableInserter")
 INSTALL = "mutation testing needs cosmic-ray, which is not installed: pip install -e '.[mutants]'"

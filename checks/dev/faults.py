@@ -1,12 +1,15 @@
 """The fault suite: the reference client against servers that go wrong.
 
-    python -m checks.faults        one line: scenarios run, survived, left behind, hangs
+    python -m checks.dev.faults        one line: scenarios run, survived, left behind, hangs
 
 Each scenario pairs a broken server with the healthy note library and claims
 four things: the client stays up, the note library keeps working, the failure
 reaches the caller as a clear reason (offline table or `isError` text), and
 when the client closes no process is left (checked in the process table, by
 the pids the servers wrote to their journals). Every scenario has a deadline.
+
+Over 300 lines because it is a catalogue: each scenario is a few lines of
+setup and claim; the shared lab is fault_lab.py, the hostile half hostile.py.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 import anyio
 
-from checks.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, offline_with, text
+from checks.dev.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, offline_with, text
 from checks.fixtures import process_exists, still_running
 from checks.reaper import sleeping
-from checks.hostile import HOSTILE_SCENARIOS
+from checks.dev.hostile import HOSTILE_SCENARIOS
 from checks.target import ROOT
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, parse_config

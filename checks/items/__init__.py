@@ -1,0 +1,75 @@
+"""The items `python -m checks` judges, each defined once here: its number,
+id, title, the function that proves it, where a learner edits, and what it
+may wait on. The nine come first; E1-E8 (`--extensions`) after them.
+
+Each item starts its own fixture servers and proves one claim from their
+journals and the process table; it returns a one-line account when the claim
+holds and raises `Fail` with expected / journal / got / edit when it does not.
+The modules, by what they judge: `wire` (1-3), `names` (4-7), `offline` (8),
+`loop` (9), `extensions` (E1-E5), `tasks` (E6, E7), `code` (E8); `evidence` is
+what they share.
+"""
+
+from __future__ import annotations
+
+from typing import Dict
+
+from checks.exercises import EXERCISES
+from checks.harness import Item
+from checks.items.code import code_mode
+from checks.items.extensions import consent, list_changes, many_tools, progress, structured
+from checks.items.loop import agent_loop
+from checks.items.names import collision, error_classes, names_fit, translation
+from checks.items.offline import SILENT_TIMEOUT, SLOW_DISCOVERY_LIMIT, offline
+from checks.items.tasks import elicitation, tasks
+from checks.items.wire import connects, paging, protocol_error
+
+ITEMS = [
+    Item(1, "connect", "connects over stdio; replies matched by id; close leaves no process",
+         connects, "stdio_client.py", "StdioClient"),
+    Item(2, "protocol-error", "a protocol error rejects its request at once with the server's code",
+         protocol_error, "stdio_client.py", "StdioClient.on_line", EXERCISES[1]),
+    Item(3, "paging", "all three note tools found across pages; cursors sent back verbatim",
+         paging, "discovery.py", "list_all_tools", EXERCISES[2]),
+    Item(4, "translation", "MCP tools become model tools; title, annotations, outputSchema stay client-side",
+         translation, "translate.py", "to_anthropic_tool"),
+    Item(5, "collision", "both search tools under distinct names, each reaching its own server",
+         collision, "naming.py", "model_tool_name", EXERCISES[3]),
+    Item(6, "model-names", "every model-facing name is legal; long, twin and dotted names stay unique",
+         names_fit, "naming.py", "model_tool_name", EXERCISES[3]),
+    Item(7, "error-classes", "isError results come back verbatim; unknown names and bad arguments too",
+         error_classes, "aggregator.py", "Aggregator.call"),
+    Item(8, "offline", "a broken server goes to the offline table with a reason; the rest keep working",
+         offline, "aggregator.py", "Aggregator.refresh", EXERCISES[4],
+         waits=f"a silent server ({SILENT_TIMEOUT:g} s per request) and a slow one "
+               f"({SLOW_DISCOVERY_LIMIT:g} s for its whole discovery)"),
+    Item(9, "agent-loop", "the agent loop: model picks a name, server gets the original, a step limit",
+         agent_loop, "agent.py", "run_agent"),
+]
+
+EXTENSION_ITEMS = [
+    Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
+         consent, "consent.py", "runs_without_asking"),
+    Item(12, "E2-list-changes", "a changed tool list is re-listed; old names stay, new tools appear",
+         list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s"),
+    Item(13, "E3-progress", "progress reaches the caller in order, stops at the reply, resets the timeout",
+         progress, "stdio_client.py", "StdioClient._on_progress", waits="a call that outlasts its timeout"),
+    Item(14, "E4-many-tools", "stable meta-tools find a tool among 500 by words and call it",
+         many_tools, "meta_tools.py", "rank"),
+    Item(15, "E5-structured", "structured results reach the program as data; the model gets text",
+         structured, "tool_calls.py", "structured_data"),
+    Item(16, "E6-tasks", "tasks: polled to the end, failed and cancelled said plainly, both eras",
+         tasks, "tasks.py", "settled", waits="a task past its limit, 1 s"),
+    Item(17, "E7-elicitation", "a server's question becomes a form; the answer is checked and sent back",
+         elicitation, "elicitation.py", "field_from_schema"),
+    Item(18, "E8-code-mode", "code mode: a script checked against typed stubs, run in the sandbox, calls consented",
+         code_mode, "stubs.py", "literal", waits="an endless script, 2 s of running time"),
+]
+
+
+def label(number: int) -> str:
+    return f"E{number - 10}" if number > 10 else str(number)
+
+
+def by_name() -> Dict[str, Item]:
+    return {item.id.split("-")[0]: item for item in EXTENSION_ITEMS}

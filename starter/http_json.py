@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 
@@ -41,6 +39,11 @@ class Endpoint:
 
 
 def _post(url: str, payload: bytes, headers: Mapping[str, str], timeout: float) -> Tuple[int, Dict[str, str], bytes]:
+    # Imported here: urllib and http.client cost every start of the client (and of
+    # every self-check) some 20 ms, and only a real model's calls need them.
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(url, data=payload, method="POST",
                                      headers={"content-type": "application/json", **headers})
     try:
@@ -59,7 +62,7 @@ async def post_json(endpoint: Endpoint, body: Json, settings: HttpSettings = Htt
         except (socket.timeout, TimeoutError):
             raise ModelApiError(f"{endpoint.service}: no response within {settings.timeout:g} s "
                                 f"({endpoint.url})") from None
-        except (urllib.error.URLError, OSError) as exc:
+        except OSError as exc:  # urllib's URLError is one
             why = getattr(exc, "reason", exc)
             raise ModelApiError(f"{endpoint.service}: cannot reach {endpoint.url}: {why}") from None
         if 200 <= status < 300:

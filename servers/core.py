@@ -19,7 +19,6 @@ import base64
 import hashlib
 import hmac
 import json
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from servers.asking import run_asking
@@ -43,21 +42,25 @@ def no_report(progress: float, total: Optional[float], message: str) -> None:
     """Where progress goes when the client did not ask for it."""
 
 
-@dataclass
 class Tool:
-    name: str
-    description: str
-    input_schema: Json
-    handler: Handler
-    title: Optional[str] = None
-    annotations: Optional[Json] = None
-    output_schema: Optional[Json] = None
-    reports_progress: bool = False
-    asks_user: bool = False  # the handler takes (arguments, answers) and may raise asking.NeedInput
-    # Long work run as a task (servers/tasks.py): (arguments, work) -> output.
-    job: Optional[Callable[..., ToolOutput]] = None
-    # The handshake era's execution.taskSupport; in 2026-07-28 the server decides.
-    task_support: str = "forbidden"
+    def __init__(self, name: str, description: str, input_schema: Json, handler: Handler, *,
+                 title: Optional[str] = None, annotations: Optional[Json] = None,
+                 output_schema: Optional[Json] = None, reports_progress: bool = False,
+                 asks_user: bool = False, job: Optional[Callable[..., ToolOutput]] = None,
+                 task_support: str = "forbidden") -> None:
+        self.name = name
+        self.description = description
+        self.input_schema = input_schema
+        self.handler = handler
+        self.title = title
+        self.annotations = annotations
+        self.output_schema = output_schema
+        self.reports_progress = reports_progress
+        self.asks_user = asks_user  # the handler takes (arguments, answers) and may raise asking.NeedInput
+        # Long work run as a task (servers/tasks.py): (arguments, work) -> output.
+        self.job = job
+        # The handshake era's execution.taskSupport; in 2026-07-28 the server decides.
+        self.task_support = task_support
 
     def to_json(self, *, legacy: bool = False) -> Json:
         tool: Json = {"name": self.name, "description": self.description,
@@ -85,30 +88,28 @@ def page_plan(count: int, page_size: int) -> List[List[int]]:
     return chunks or [[]]
 
 
-@dataclass
 class Server:
-    name: str
-    version: str
-    instructions: str
-    tools: List[Tool]
-    page_size: Optional[int] = None  # None: every tool on one page
-    list_changes: bool = False  # whether its tool list can change (capability listChanged)
-    # "empty-cursor": the cursor to the second page is "" (a real cursor, not an end);
-    # "endless": every page has a nextCursor (the pages repeat) until ENDLESS_PAGES.
-    paging: str = "normal"
-    progress_steps: int = 5  # how often a tool that reports progress reports it
-    progress_gap: float = 0.03  # seconds of simulated work before each report
-    task_steps: int = 4  # how many steps a task's job works in
-    task_gap: float = 0.05  # seconds of simulated work per step
-    on_change: Callable[[], None] = field(default=lambda: None, repr=False)  # set by the shell
-    tasks: Any = field(default=None, repr=False)  # a servers.tasks.TaskBoard when a tool has a job
-    # The handshake era: send a request to the client and wait for its result (set by the shell).
-    ask_client: Optional[Callable[[str, Json], Optional[Json]]] = field(default=None, repr=False)
-    _by_name: Dict[str, Tool] = field(init=False, repr=False)
-    _pages: List[List[int]] = field(init=False, repr=False)
-    _cursor_key: bytes = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
+    def __init__(self, name: str, version: str, instructions: str, tools: List[Tool],
+                 page_size: Optional[int] = None, list_changes: bool = False) -> None:
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.tools = tools
+        self.page_size = page_size  # None: every tool on one page
+        self.list_changes = list_changes  # whether its tool list can change (capability listChanged)
+        # "empty-cursor": the cursor to the second page is "" (a real cursor, not an end);
+        # "endless": every page has a nextCursor (the pages repeat) until ENDLESS_PAGES.
+        self.paging = "normal"
+        self.progress_steps = 5  # how often a tool that reports progress reports it
+        self.progress_gap = 0.03  # seconds of simulated work before each report
+        self.task_steps = 4  # how many steps a task's job works in
+        self.task_gap = 0.05  # seconds of simulated work per step
+        self.on_change: Callable[[], None] = lambda: None  # set by the shell
+        self.tasks: Any = None  # a servers.tasks.TaskBoard when a tool has a job
+        # The handshake era: send a request to the client and wait for its result (set by the shell).
+        self.ask_client: Optional[Callable[[str, Json], Optional[Json]]] = None
+        self._by_name: Dict[str, Tool] = {}
+        self._pages: List[List[int]] = []
         self._paginate()
         # A fixed key per server keeps cursors stable across processes
         # (the revision is stateless) while still making edits detectable.
@@ -378,11 +379,11 @@ def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optio
         return error_reply(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
 
 
-@dataclass
 class Unreadable:
     """A line that is not a JSON object, with the error reply it earns."""
 
-    reply: Json
+    def __init__(self, reply: Json) -> None:
+        self.reply = reply
 
 
 def parse_request(line: bytes) -> "Json | Unreadable":

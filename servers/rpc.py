@@ -2,12 +2,13 @@
 error a handler raises to answer with one, and what a tool handler returns.
 
 Defined here once so that `core` (the protocol) and `asking` (questions during
-a call) both build on it without importing each other.
+a call) both build on it without importing each other. Plain classes, not
+dataclasses: every fixture process would otherwise import `inspect` at start,
+about 10 ms of CPU each, and a self-check starts some twenty of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 PARSE_ERROR = -32700
@@ -50,7 +51,9 @@ class ToolFailed(Exception):
         self.structured = structured
 
 
-@dataclass
 class ToolOutput:
-    text: str
-    structured: Optional[Any] = None
+    """What a tool handler returns: its text, and optionally structured data."""
+
+    def __init__(self, text: str, structured: Optional[Any] = None) -> None:
+        self.text = text
+        self.structured = structured

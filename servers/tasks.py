@@ -29,7 +29,6 @@ import datetime
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
@@ -63,21 +62,20 @@ def now_iso(moment: float) -> str:
         timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass
 class Task:
-    task_id: str
-    tool: str
-    status: str = "working"
-    message: str = ""
-    created: float = field(default_factory=time.time)
-    updated: float = field(default_factory=time.time)
-    result: Optional[Json] = None  # the CallToolResult, once completed (or failed with isError, legacy)
-    error: Optional[Json] = None  # the JSON-RPC error object, once failed
-    questions: Dict[str, Json] = field(default_factory=dict)  # outstanding inputRequests
-    answers: Dict[str, Json] = field(default_factory=dict)
-    cancel: threading.Event = field(default_factory=threading.Event)
-    stopped: threading.Event = field(default_factory=threading.Event)  # its job has returned
-    result_waiters: int = 0  # legacy: how many tasks/result calls are open for it
+    def __init__(self, task_id: str, tool: str, message: str = "") -> None:
+        self.task_id = task_id
+        self.tool = tool
+        self.status = "working"
+        self.message = message
+        self.created = self.updated = time.time()
+        self.result: Optional[Json] = None  # the CallToolResult, once completed (or failed with isError, legacy)
+        self.error: Optional[Json] = None  # the JSON-RPC error object, once failed
+        self.questions: Dict[str, Json] = {}  # outstanding inputRequests
+        self.answers: Dict[str, Json] = {}
+        self.cancel = threading.Event()
+        self.stopped = threading.Event()  # its job has returned
+        self.result_waiters = 0  # legacy: how many tasks/result calls are open for it
 
 
 class TaskWork:

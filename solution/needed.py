@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import sys
 from typing import Optional, Set
 
 from .config import Config
-from .stubs import identifier
+from .stubs import module_name
 
 
 def alias_of(model_name: str) -> Optional[str]:
@@ -43,9 +42,8 @@ def imported(source: str) -> Optional[Set[str]]:
 
 def module_names(alias: str) -> Set[str]:
     """Every name the stubs may give this alias's module (stubs.stub_modules)."""
-    name = alias if alias.isidentifier() else identifier("", alias, set())
-    base = f"{name}_tools" if name in sys.stdlib_module_names else name
-    return {base, base + "_", base + "__"}
+    base = module_name(alias)
+    return {base, base + "_", base + "__"}  # stub_modules appends "_" to keep two apart
 
 
 def servers_needed(config: Config, command: Optional[str], name: str = "", source: str = "") -> Config:

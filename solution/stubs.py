@@ -178,11 +178,16 @@ def docstring(text: str) -> str:
     return f'    """From the server (its words): {safe}"""' if safe else '    """(no description)"""'
 
 
-def module_for(alias: str, tools: List[Json]) -> StubModule:
-    """The stub module for one server's tools (in the order the server listed them)."""
+def module_name(alias: str) -> str:
+    """The stub module's name for an alias, before stub_modules keeps names apart."""
     # An alias that is a standard module's name ("json", "os") would hide that module from scripts.
     name = identifier("", alias, set()) if not alias.isidentifier() else alias
-    module = StubModule(alias, f"{name}_tools" if name in sys.stdlib_module_names else name)
+    return f"{name}_tools" if name in sys.stdlib_module_names else name
+
+
+def module_for(alias: str, tools: List[Json]) -> StubModule:
+    """The stub module for one server's tools (in the order the server listed them)."""
+    module = StubModule(alias, module_name(alias))
     # Names first, all of them: a tool may not take a name the stub needs (Any,
     # TypedDict...), and no generated TypedDict may take a tool's.
     taken: Set[str] = set(TYPING_NAMES)

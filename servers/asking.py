@@ -18,9 +18,17 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Callable, Dict, Optional
 
-from servers.rpc import INVALID_PARAMS, Json, RpcError, ToolOutput
+from servers.rpc import INVALID_PARAMS, RpcError, ToolOutput
+
+TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, Optional
+
+    from servers.rpc import Json
+
+    AskingHandler = Callable[[Json, Optional[Dict[str, Json]]], ToolOutput]  # (arguments, answers or None)
+    Asker = Callable[[str, Json], Optional[Json]]
 
 
 class NeedInput(Exception):
@@ -30,10 +38,6 @@ class NeedInput(Exception):
         super().__init__(key)
         self.key = key
         self.question = question
-
-
-AskingHandler = Callable[[Json, Optional[Dict[str, Json]]], ToolOutput]  # (arguments, answers or None)
-Asker = Callable[[str, Json], Optional[Json]]
 
 
 def state_for(name: str, arguments: Json) -> str:

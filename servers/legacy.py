@@ -10,11 +10,16 @@ cursors included, are the same as in the current era.
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
-from servers.core import VERSION_KEY, Report, Server, declares_form, handle_request, no_report, parse_request
-from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Json, RpcError
+from servers.core import VERSION_KEY, Server, declares_form, handle_request, no_report, parse_request
+from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RpcError
 from servers.tasks import TaskBoard
+
+TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+    from servers.core import Report
+    from servers.rpc import Json
 
 LEGACY_VERSION = "2025-11-25"
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")

@@ -21,14 +21,17 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from servers.core import Server, check_envelope, error_reply  # noqa: E402
-from servers.rpc import Json, RpcError  # noqa: E402
+from servers.rpc import RpcError  # noqa: E402
 from servers.stdio import Journal  # noqa: E402
+
+if TYPE_CHECKING:
+    from servers.rpc import Json
 
 SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",
              "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools", "catalogue",

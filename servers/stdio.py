@@ -16,19 +16,34 @@ switches.py.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import threading
 import time
-from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
 
-from servers.core import Report, Server, check_envelope, error_reply, no_report
-from servers.rpc import Json, RpcError
+from servers.core import Server, check_envelope, error_reply, no_report
+from servers.rpc import RpcError
 from servers.legacy import LegacyFront
 from servers.switches import extra_tool, parse_options, parsed_json
 from servers.tasks import TaskBoard
+
+TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
+
+    from servers.core import Report
+    from servers.rpc import Json
+
+    class Front(Protocol):
+        """What the shell needs from a server: a name and answers to lines."""
+
+        name: str
+
+        def handle_line(self, line: bytes) -> Optional[Json]: ...
+
+        def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
 
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
 # A held reply goes out after this even if no other reply does: generous, so
@@ -50,14 +65,6 @@ class Journal:
         with self._lock:
             self._file.write(json.dumps(entry) + "\n")
             self._file.flush()
-
-
-class Front(Protocol):
-    """What the shell needs from a server: a name and answers to lines."""
-
-    name: str
-
-    def handle_line(self, line: bytes) -> Optional[Json]: ...
 
     def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
 

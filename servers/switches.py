@@ -8,10 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any, Dict, List, Optional
 
 from servers.core import PAGING_MODES, Tool
 from servers.rpc import ToolOutput
+
+TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 

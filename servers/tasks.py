@@ -25,13 +25,21 @@ splitting the wire shapes from it would split each rule in two.
 
 from __future__ import annotations
 
-import datetime
-import secrets
+import os
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
 
-from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
+from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, ToolFailed, ToolOutput
+
+TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional
+
+    from servers.rpc import Json
+
+    Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
+    Event = Callable[..., None]
+    Job = Callable[[Json, "TaskWork"], ToolOutput]
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 TERMINAL = ("completed", "failed", "cancelled")
@@ -53,11 +61,9 @@ class Withdrawn(Exception):
     `cancelled` although the client never asked, with this as its message."""
 
 
-Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
-Event = Callable[..., None]
-
-
 def now_iso(moment: float) -> str:
+    import datetime  # here: only tasks need it, and every server start would pay for the import
+
     return datetime.datetime.fromtimestamp(moment, datetime.timezone.utc).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")
 
@@ -110,9 +116,6 @@ class TaskWork:
         return self.board.ask(self.task, f"{self.task.tool}-question-{self._asked}", params)
 
 
-Job = Callable[[Json, TaskWork], ToolOutput]
-
-
 class TaskBoard:
     def __init__(self, *, legacy: bool, ttl_ms: Optional[int] = 60_000, poll_ms: int = 100) -> None:
         self.legacy = legacy
@@ -132,7 +135,7 @@ class TaskBoard:
     def start(self, tool: str, job: Job, arguments: Json, can_ask: bool) -> Json:
         """Create a task, start its job, and return its handle (the state it was
         created in: a task starts `working`, whatever its job does next)."""
-        task = Task(secrets.token_urlsafe(12), tool, message="Queued")
+        task = Task(os.urandom(12).hex(), tool, message="Queued")
         with self.changed:
             self.tasks[task.task_id] = task
         handle = {"task": self.legacy_view(task)} if self.legacy else \

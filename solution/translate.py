@@ -10,15 +10,13 @@ claims by the server, not facts), the output schema to check results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from .jsonrpc import Json
 from .patterns import Budget, PatternTooSlow, bounded
+
+if TYPE_CHECKING:  # jsonschema itself is imported at the first check (see patterns.py)
+    from jsonschema.protocols import Validator
 
 # Defaults when a server says nothing: assume the worst (MCP's own defaults).
 CAUTIOUS_ANNOTATIONS: Json = {"readOnlyHint": False, "destructiveHint": True,
@@ -84,6 +82,8 @@ class ToolEntry:
 def compile_schema(schema: Json) -> Validator:
     """A validator for `schema`, in the JSON Schema draft its `$schema` names
     (2020-12 when it names none). Cheap: the schema itself is checked later."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
     validator: Validator = bounded(validator_for(schema, default=Draft202012Validator))(schema)
     return validator
 
@@ -118,6 +118,7 @@ def make_entry(alias: str, tool: Json, model_name: str) -> ToolEntry:
 def schema_problem(entry: ToolEntry) -> Optional[str]:
     """Whether the tool's schemas pass their metaschema; checked once, then remembered."""
     if entry.checked is None:
+        from jsonschema.exceptions import SchemaError
         entry.checked = ""
         for what, validator in (("inputSchema", entry.validator), ("outputSchema", entry.output_validator)):
             if validator is None:

@@ -15,15 +15,16 @@ honest schema needs a few hundred steps.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Dict, Iterator, Type
-
 import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Type
 
-import regex
-from jsonschema import ValidationError
-from jsonschema.protocols import Validator
-from jsonschema.validators import extend
+# jsonschema and regex are imported where a value is first checked, not here:
+# together they take about 90 ms to import, which a client that only starts,
+# lists or calls tools without checking a value has no reason to pay.
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
 
 MATCH_SECONDS = 0.5  # per pattern and value; an honest pattern needs microseconds, even on a busy machine
 
@@ -73,10 +74,12 @@ def counted(keyword: Any) -> Any:
 
 @lru_cache(maxsize=1024)
 def compiled(pattern: str) -> Any:
+    import regex
     return regex.compile(pattern)
 
 
 def search(pattern: str, text: str) -> bool:
+    import regex
     try:
         return compiled(pattern).search(text, timeout=MATCH_SECONDS, concurrent=True) is not None
     except TimeoutError:
@@ -88,6 +91,7 @@ def search(pattern: str, text: str) -> bool:
 
 # jsonschema calls keyword functions with its validator instance, typed loosely there.
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema import ValidationError
     if isinstance(instance, str) and isinstance(pattern, str) and not search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -103,7 +107,6 @@ def _pattern_properties(validator: Any, patterns: Any, instance: Any,
 
 
 _BOUNDED: Dict[type, Type[Validator]] = {}
-_extend: Any = extend  # untyped in jsonschema
 
 
 def bounded(cls: Type[Validator]) -> Type[Validator]:
@@ -111,6 +114,8 @@ def bounded(cls: Type[Validator]) -> Type[Validator]:
     keyword counted against the step budget."""
     found = _BOUNDED.get(cls)
     if found is None:
+        from jsonschema.validators import extend
+        _extend: Any = extend  # untyped in jsonschema
         keywords = {**cls.VALIDATORS, "pattern": _pattern, "patternProperties": _pattern_properties}
         made: Type[Validator] = _extend(cls, {name: counted(fn) for name, fn in keywords.items()})
         found = _BOUNDED[cls] = made

@@ -27,9 +27,11 @@ def test_a_wrong_return_type_fails_the_item_without_breaking_the_runner(variant:
 
 
 def test_a_blocked_event_loop_is_named_and_does_not_hang_the_runner(variant: Variant) -> None:
-    directory = variant(edits={"naming.py": (NAMING_BODY,
-                                             "    import time; time.sleep(60)\n    return tool_name\n"
-                                             "    # <<< exercise 3")})
+    # Blocked as the aggregator is made, before any server starts: with a 1 s
+    # limit, a block that came only after discovery would, on a busy machine,
+    # still be waiting on servers when the limit came (and be named a wait).
+    old = "        self.config = config\n"
+    directory = variant(edits={"aggregator.py": (old, "        import time; time.sleep(60)\n" + old)})
     verdicts = verdicts_for(directory, limit=1.0, only={5})
     assert verdicts[5].status == "fail"
     assert "did not finish in 3 s: something blocks the event loop" in verdicts[5].message

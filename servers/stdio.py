@@ -252,6 +252,10 @@ class StdioShell:
     def serve(self) -> int:
         self.journal.record("start", pid=os.getpid(), server=self.server.name, era=self.options.era,
                             fail=self.options.fail, argv=sys.argv[1:], forked=forked_by())
+        if self.options.http is not None:
+            from servers.over_http import HttpShell, serve  # only an HTTP fixture pays for http.server
+            assert isinstance(self, HttpShell)
+            return serve(self, self.options.http)
         if self.options.fail == "exit-at-start":
             self.log("failing on purpose (--fail exit-at-start): cannot open the ticket database")
             self.journal.record("exit", status=3)
@@ -306,7 +310,11 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
             if tool.name == name:
                 tool.annotations = parsed_json(given, "--annotations")
     front: Front = LegacyFront(server) if options.era == "legacy" else server
-    shell = StdioShell(front, options)
+    if options.http is not None:
+        from servers.over_http import HttpShell
+        shell: StdioShell = HttpShell(front, options)
+    else:
+        shell = StdioShell(front, options)
     server.on_change = shell.tools_changed
     server.ask_client = shell.ask_client
     if any(tool.job is not None for tool in server.tools):

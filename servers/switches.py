@@ -48,6 +48,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--paging", choices=PAGING_MODES, default="normal",
                         help="normal; empty-cursor: the cursor to the second page is \"\" (a real "
                              "cursor); endless: every page has a nextCursor (a client must stop itself)")
+    parser.add_argument("--http", type=int, default=None, metavar="PORT",
+                        help="serve over Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio "
+                             "(0: any free port, printed on stderr); runs until killed")
     parser.add_argument("--page-size", type=int, default=None, metavar="N",
                         help="hand out N tools per page instead of the server's own number")
     parser.add_argument("--silent", action="append", default=[], metavar="METHOD",

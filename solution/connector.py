@@ -28,6 +28,14 @@ from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 ERAS = {PROTOCOL_VERSION: "current", LEGACY_VERSION: "legacy"}
 
 
+def client_for(spec: ServerSpec, *, request_timeout: float, close_grace: float) -> StdioClient:
+    """The client for a server's transport: a process over stdio, or a URL over HTTP."""
+    if spec.url is not None:
+        from .http_client import HttpClient  # only a config with remote servers loads h11
+        return HttpClient(spec, request_timeout=request_timeout, close_grace=close_grace)
+    return StdioClient(spec, request_timeout=request_timeout, close_grace=close_grace)
+
+
 @dataclass
 class Connection:
     """A server that answered discovery: its client and what it offered."""
@@ -63,7 +71,7 @@ class Connector:
     async def _attempt(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient],
                        era: Optional[str]) -> Connection:
         timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
-        client = StdioClient(spec, request_timeout=timeout, close_grace=self.close_grace)
+        client = client_for(spec, request_timeout=timeout, close_grace=self.close_grace)
         client.elicitor = self.elicitor
         clients.append(client)  # from here on, its owner's close will end it
         alias = spec.alias

@@ -9,6 +9,7 @@ tested without a terminal.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import Any, Callable, Dict, Optional, TextIO, Tuple
@@ -57,6 +58,43 @@ def read_value(field: FormField, raw: str) -> Tuple[Any, Optional[str]]:
     return text, None
 
 
+NO_DEFAULT = object()
+
+
+def usable_default(field: FormField) -> Any:
+    """The field's `default` when it is a value the field accepts (SEP-1034: Enter
+    takes it), else NO_DEFAULT. The default is server text like the rest, so one
+    of the wrong kind, out of range or not among the choices is ignored."""
+    value = field.default
+    if value is None or isinstance(value, float) and not math.isfinite(value):
+        return NO_DEFAULT
+    if field.kind == "boolean":
+        return value if isinstance(value, bool) else NO_DEFAULT
+    if field.kind in ("number", "integer"):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (field.kind == "integer" and not float(value).is_integer()):
+            return NO_DEFAULT
+        fits = (field.minimum is None or value >= field.minimum) and (field.maximum is None or value <= field.maximum)
+        return (int(value) if field.kind == "integer" else value) if fits else NO_DEFAULT
+    allowed = [v for v, _ in field.options]
+    if field.kind == "choice":
+        return value if value in allowed else NO_DEFAULT
+    if field.kind == "choices":
+        return value if isinstance(value, list) and all(v in allowed for v in value) else NO_DEFAULT
+    if not isinstance(value, str):
+        return NO_DEFAULT
+    _, problem = read_value(field, value)
+    return value if problem is None and value.strip() == value else NO_DEFAULT
+
+
+def default_shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "y" if value else "n"
+    if isinstance(value, list):
+        return ", ".join(shown(str(v), 30) for v in value[:SHOWN_OPTIONS])
+    return shown(str(value), 60)
+
+
 def describe(field: FormField) -> str:
     """The prompt line for one field: the server's label, then the client's own hints."""
     hints = [field.kind if not field.format else field.format]
@@ -69,7 +107,11 @@ def describe(field: FormField) -> str:
         hints.append(f"matching {shown(field.pattern, 80)}")
     if field.minimum is not None or field.maximum is not None:
         hints.append(f"{field.minimum if field.minimum is not None else ''}..{field.maximum if field.maximum is not None else ''}")
-    hints.append("required" if field.required else "optional, Enter to skip")
+    default = usable_default(field)
+    if default is not NO_DEFAULT:
+        hints.append(f"Enter for {default_shown(default)}")
+    else:
+        hints.append("required" if field.required else "optional, Enter to skip")
     line = f"  {shown(field.title, 60)} ({', '.join(hints)})"
     if field.description:
         line += f"\n    {shown(field.description, 200)}"
@@ -95,8 +137,13 @@ def terminal_form(terminal: Terminal) -> Elicitor:
                     raw = await terminal.read(describe(field))
                     if raw.strip() in (DECLINE, CANCEL):
                         return {"action": raw.strip()[1:]}
-                    if not raw.strip() and not field.required:
-                        break
+                    if not raw.strip():
+                        default = usable_default(field)
+                        if default is not NO_DEFAULT:
+                            content[field.name] = default  # SEP-1034: Enter accepts the default
+                            break
+                        if not field.required:
+                            break
                     value, problem = read_value(field, raw)
                     if problem is None:
                         content[field.name] = value

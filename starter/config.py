@@ -1,4 +1,5 @@
-"""The servers config: `{"mcpServers": {alias: {command, args, env, cwd}}}`.
+"""The servers config: `{"mcpServers": {alias: {command, args, env, cwd}}}`, or for a
+remote server `{alias: {"url": ..., "headers": {...}}}` (`"type": "http"` accepted).
 
 The alias is the user's name for a server and the only source of the tool
 name prefix (a server's self-reported `serverInfo.name` is neither unique nor
@@ -24,7 +25,11 @@ from .errors import ConfigError
 ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
                "progressResetsTimeout", "inheritEnv", "protocolVersion",
-               "toolTimeouts", "taskTimeout", "preferTasks"}
+               "toolTimeouts", "taskTimeout", "preferTasks", "url", "headers", "type"}
+# Headers the HTTP transport sets itself: a config that set them would break the protocol.
+OWN_HEADERS = {"host", "content-type", "content-length", "accept", "mcp-protocol-version", "mcp-session-id",
+               "mcp-method", "mcp-name", "last-event-id", "transfer-encoding", "connection"}
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token
 PINNABLE = ("2026-07-28", "2025-11-25")  # protocolVersion: the eras this client speaks
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -54,6 +59,9 @@ class ServerSpec:
     # How long a call that became a task may take in all (a tool's own toolTimeouts wins).
     task_timeout: float = 600.0
     prefer_tasks: bool = False  # handshake era: run `optional` task tools as tasks too
+    url: Optional[str] = None  # a remote server (Streamable HTTP); then `command` is ""
+    # Sent on every request to `url` (credentials, usually): never shown, so not in repr.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -131,10 +139,14 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         where = f"{source}: server {alias!r}"
         check_alias(alias, source)
         if not isinstance(entry, dict):
-            raise ConfigError(f"{where}: expected an object with 'command'")
-        command = entry.get("command")
-        if not isinstance(command, str) or not command:
-            raise ConfigError(f"{where}: 'command' is missing or not a string")
+            raise ConfigError(f"{where}: expected an object with 'command' (or 'url')")
+        url, headers = remote(entry, where, environ)
+        command = entry.get("command", "" if url else None)
+        if url is None and (not isinstance(command, str) or not command):
+            raise ConfigError(f"{where}: 'command' is missing or not a string (a remote server has 'url')")
+        if url is not None and command:
+            raise ConfigError(f"{where}: give 'command' (a local server) or 'url' (a remote one), not both")
+        assert isinstance(command, str)
         args = entry.get("args", [])
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise ConfigError(f"{where}: 'args' must be a list of strings")
@@ -188,10 +200,50 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
                                   inherit_env=inherit if isinstance(inherit, bool) else tuple(inherit),
                                   protocol_version=pinned,
                                   tool_timeouts={str(k): float(v) for k, v in tool_timeouts.items()},
-                                  task_timeout=float(task_timeout), prefer_tasks=bool(flags["preferTasks"])))
+                                  task_timeout=float(task_timeout), prefer_tasks=bool(flags["preferTasks"]),
+                                  url=url, headers=headers))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     return Config(tuple(servers), source, tuple(warnings))
+
+
+def remote(entry: Dict[str, Any], where: str, environ: Mapping[str, str]) -> "Tuple[Optional[str], Dict[str, str]]":
+    """The URL and headers of a remote server's entry (None and {} for a local one).
+    A header's value is checked but never repeated in a message: it is usually a secret."""
+    kind = entry.get("type")
+    if kind is not None and kind not in ("stdio", "http", "streamable-http", "streamableHttp"):
+        raise ConfigError(f"{where}: 'type' {kind!r:.40} is not supported: use \"stdio\" or \"http\" "
+                          "(Streamable HTTP; the older HTTP+SSE transport is deprecated and not spoken here)")
+    url = entry.get("url")
+    if url is None:
+        if kind not in (None, "stdio"):
+            raise ConfigError(f"{where}: 'type' is {kind!r} but there is no 'url'")
+        if "headers" in entry:
+            raise ConfigError(f"{where}: 'headers' are for a remote server ('url')")
+        return None, {}
+    if not isinstance(url, str) or not url:
+        raise ConfigError(f"{where}: 'url' must be a string")
+    from .http_wire import Url  # here: a config without remote servers never loads the HTTP parts
+    url = expand(url, f"{where} url", environ)
+    try:
+        Url.parse(url)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: 'url' is not usable: {exc}") from None
+    given = entry.get("headers", {})
+    if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
+        raise ConfigError(f"{where}: 'headers' must map header names to strings")
+    headers: Dict[str, str] = {}
+    for name, value in given.items():
+        if not HEADER_NAME.match(name):
+            raise ConfigError(f"{where}: header name {name!r} is not a valid HTTP header name")
+        if name.lower() in OWN_HEADERS:
+            raise ConfigError(f"{where}: header {name!r} is set by the client itself (the protocol needs it)")
+        value = expand(value, f"{where} header {name}", environ)
+        if not all(c == "\t" or " " <= c <= "~" for c in value):
+            raise ConfigError(f"{where}: the value of header {name!r} has characters a header cannot carry "
+                              "(only visible ASCII, spaces and tabs; the value is not shown)")
+        headers[name] = value
+    return url, headers
 
 
 def usable_seconds(value: Any) -> bool:

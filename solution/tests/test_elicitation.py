@@ -197,3 +197,29 @@ def test_pin_is_a_secret_only_when_it_means_a_pin() -> None:
     for name, schema in (("pin", {"type": "string"}), ("code", {"type": "string", "title": "Card PIN"}),
                          ("x", {"type": "string", "description": "your pin code"})):
         assert field_from_schema(name, schema, False).secret, name
+
+
+SEP_1034 = {"type": "object", "properties": {
+    "name": {"type": "string", "default": "John Doe"}, "age": {"type": "integer", "default": 30},
+    "score": {"type": "number", "default": 95.5},
+    "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+    "verified": {"type": "boolean", "default": True},
+    "odd": {"type": "integer", "minimum": 0, "maximum": 10, "default": 99},  # out of range: ignored
+    "kind": {"type": "string", "enum": ["a", "b"], "default": "c"}}}  # not a choice: ignored
+
+
+def test_enter_takes_each_fields_default_and_the_prompt_says_so() -> None:
+    """SEP-1034: a field's default is shown, and Enter accepts it; a default the
+    field could not accept is neither shown nor sent."""
+    prompts: List[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return ""
+
+    question = question_from("srv", {"message": "m", "requestedSchema": SEP_1034})
+    got = anyio.run(terminal_form(Terminal(read=read, out=io.StringIO())), question)
+    assert got == {"action": "accept", "content": {"name": "John Doe", "age": 30, "score": 95.5,
+                                                   "status": "active", "verified": True}}
+    assert "Enter for John Doe" in prompts[0] and "Enter for y" in prompts[4]
+    assert not any("Enter for 99" in p or "Enter for c" in p for p in prompts)

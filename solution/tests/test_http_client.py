@@ -1,0 +1,169 @@
+"""The client over Streamable HTTP: the fixtures (`--http`) and the official SDK's
+server in both eras, and a server that is down or answers something else.
+The fixtures refuse a request whose headers do not match its body (400,
+-32020), so a call that succeeds proves the headers were right."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
+
+import pytest
+
+from solution.aggregator import Aggregator
+from solution.config import ServerSpec, config_of, parse_config
+from solution.http_client import header_value
+from solution.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+SDK_SERVER = ROOT / "solution" / "tests" / "sdk_servers" / "http_server.py"
+pytestmark = pytest.mark.anyio
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: "subprocess.Popen[bytes]", within: float = 60.0) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server exited at start"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)  # polling a port: nothing to wait on but the connection itself
+    raise AssertionError(f"nothing listened on {port} within {within} s")
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Any]:
+    started: List["subprocess.Popen[bytes]"] = []
+
+    def start(*argv: str) -> str:
+        port = free_port()
+        process = subprocess.Popen([sys.executable, *[a.replace("PORT", str(port)) for a in argv]],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started.append(process)
+        wait_for_port(port, process)
+        return f"http://127.0.0.1:{port}/mcp"
+    yield start
+    for process in started:
+        process.kill()
+        process.wait(30)
+
+
+def journal(path: Path) -> List[Dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("era", ["current", "legacy"])
+async def test_the_notes_fixture_over_http_lists_pages_and_calls(serve: Any, tmp_path: Path, era: str) -> None:
+    path = tmp_path / "notes.jsonl"
+    url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", era, "--journal", str(path))
+    async with Aggregator(config_of([ServerSpec("notes", "", url=url)])) as tools:
+        await tools.refresh()
+        assert tools.offline == {}
+        assert {"search", "read_note", "add_note"} <= {e.original_name for e in tools.entries.values()}
+        entry = tools.find("notes", "search")
+        assert entry is not None
+        result = await tools.call(entry.model_name, {"query": "paging"})
+        assert not result.get("isError") and "n-1" in json.dumps(result)
+    seen = journal(path)
+    methods = {e["msg"].get("id"): e["msg"].get("method") for e in seen if e["kind"] == "in" and "msg" in e}
+    refused = [methods.get(e["msg"].get("id")) for e in seen if e["kind"] == "out" and e.get("status", 200) >= 400]
+    # Every header matched its body; a handshake-era server refuses only the probe (no session yet).
+    assert refused == ([] if era == "current" else ["server/discover"])
+    if era == "legacy":
+        assert any(e["kind"] == "session-ended" for e in seen)  # DELETE at close
+
+
+@pytest.mark.parametrize("mode", [[], ["--stateless", "--json"]])
+@pytest.mark.parametrize("pin", [None, "2025-11-25"])
+async def test_an_sdk_server_over_http_with_progress_and_iserror(serve: Any, mode: List[str],
+                                                                 pin: Optional[str]) -> None:
+    url = serve(str(SDK_SERVER), "PORT", *mode)
+    async with Aggregator(config_of([ServerSpec("sdk", "", url=url, protocol_version=pin)])) as tools:
+        await tools.refresh()
+        assert tools.offline == {}
+        reports: List[float] = []
+        counted = await tools.call(tools.find("sdk", "slow_count").model_name,  # type: ignore[union-attr]
+                                   {"steps": 3}, on_progress=lambda p, total, text: reports.append(p))
+        assert "counted to 3" in json.dumps(counted) and not counted.get("isError")
+        if "--json" not in mode:
+            assert reports == [1.0, 2.0, 3.0]  # progress travels on the request's SSE stream
+        boom = await tools.call(tools.find("sdk", "boom").model_name, {})  # type: ignore[union-attr]
+        assert boom.get("isError") is True
+
+
+async def test_a_server_that_is_down_is_offline_with_a_reason() -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    async with Aggregator(config_of([ServerSpec("gone", "", url=url, headers={"Authorization": "Bearer s3cret"})])) as tools:
+        await tools.refresh()
+        assert "cannot connect" in tools.offline["gone"] and "127.0.0.1" in tools.offline["gone"]
+        assert "s3cret" not in tools.offline["gone"]
+
+
+class Html(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b"<html>login here</html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+async def test_a_server_that_answers_a_web_page_is_offline_saying_so() -> None:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Html)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp?key=s3cret"
+        async with Aggregator(config_of([ServerSpec("web", "", url=url, timeout=10)])) as tools:
+            await tools.refresh()
+            assert "text/html" in tools.offline["web"] and "s3cret" not in tools.offline["web"]
+    finally:
+        httpd.shutdown()
+
+
+def test_header_values_go_plain_or_in_the_base64_sentinel() -> None:
+    assert header_value("get_weather") == "get_weather"
+    assert header_value("Hello, 世界") == "=?base64?SGVsbG8sIOS4lueVjA==?="
+    assert header_value(" padded ") == "=?base64?IHBhZGRlZCA=?="
+    assert header_value("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+
+
+def test_a_remote_entry_in_the_config() -> None:
+    text = json.dumps({"mcpServers": {"r": {"type": "http", "url": "https://example.com/mcp",
+                                            "headers": {"Authorization": "Bearer ${TOKEN}"}}}})
+    spec = parse_config(text, environ={"TOKEN": "t0ken"}).servers[0]
+    assert spec.url == "https://example.com/mcp" and spec.headers == {"Authorization": "Bearer t0ken"}
+    assert "t0ken" not in repr(spec)
+
+
+@pytest.mark.parametrize("entry, said", [
+    ({"url": "ftp://x/mcp"}, "http:// or https://"),
+    ({"url": "https://user:pw@x/mcp"}, "credentials in 'headers'"),
+    ({"url": "https://x/mcp", "command": "python"}, "not both"),
+    ({"type": "sse", "url": "https://x/sse"}, "not supported"),
+    ({"url": "https://x/mcp", "headers": {"Mcp-Session-Id": "1"}}, "set by the client itself"),
+    ({"url": "https://x/mcp", "headers": {"X-Key": "line\nbreak-s3cret"}}, "the value is not shown"),
+    ({"command": "python", "headers": {"A": "b"}}, "for a remote server"),
+])
+def test_a_bad_remote_entry_is_one_clear_line(entry: Dict[str, Any], said: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_config(json.dumps({"mcpServers": {"r": entry}}), environ={})
+    assert said in str(raised.value) and "s3cret" not in str(raised.value)

@@ -1,0 +1,244 @@
+"""One MCP server over Streamable HTTP, in either era, behind the stdio client's API.
+
+Everything above the transport (the request table, timeouts, progress,
+notifications, the server's own requests, exercise 1's reply handling) is
+the stdio client's; this class replaces only how a message leaves and how
+one arrives. Each message is its own POST (`http_wire.Exchange`), and every
+JSON-RPC message in the answer, a JSON body or the events of an SSE stream,
+is handed to `on_line`, exactly as a stdout line would be.
+
+The eras differ in the transport (the spec's transports pages):
+
+- 2026-07-28: no sessions. Each POST carries `MCP-Protocol-Version`,
+  `Mcp-Method` and, for a call, `Mcp-Name` (Base64 in the sentinel form when
+  it is not plain ASCII). Closing a request's response stream is its
+  cancellation; no `notifications/cancelled` is sent.
+- 2025-11-25: `initialize` may return `Mcp-Session-Id`, sent on every later
+  request with the negotiated `MCP-Protocol-Version`. A request's SSE stream
+  may carry the server's own requests (elicitation), answered by a POST. A
+  stream that ends before the reply is resumed with a GET carrying
+  `Last-Event-ID`, after the server's `retry` delay. A GET stream carries
+  messages outside any request (list changes). Close sends DELETE.
+
+Header values from the config are sent and never shown: messages name the
+server's URL without its query, and nothing here logs a header.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Dict, List, Optional, Tuple
+
+import anyio
+from anyio.abc import TaskGroup
+
+from .config import ServerSpec
+from .errors import McpError, ProtocolViolation, ServerGone
+from .http_wire import Exchange, HttpFailure, Response, Url
+from .jsonrpc import Json, RequestId, encode
+from .protocol import PROTOCOL_VERSION
+from .sse import EventStream, EventTooLarge
+from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, MAX_LINE_BYTES, StdioClient
+from .untrusted import shown
+
+ACCEPT = "application/json, text/event-stream"
+ERROR_BODY_BYTES = 64 * 1024  # of a non-2xx answer, read for a JSON-RPC error
+DEFAULT_RETRY_MS = 1000  # before resuming a stream whose server named no `retry`
+MAX_RESUMES = 5  # a stream that keeps ending without the reply is given up on
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def header_value(text: str) -> str:
+    """`text` as a header value: as it is when plain visible ASCII, else in the
+    spec's Base64 sentinel form (also for text that looks like the sentinel)."""
+    plain = text.isascii() and text.isprintable() and text == text.strip()
+    if plain and not (text.startswith("=?base64?") and text.endswith("?=")):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
+class HttpClient(StdioClient):
+    def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT,
+                 close_grace: float = CLOSE_GRACE) -> None:
+        super().__init__(spec, request_timeout=request_timeout, close_grace=close_grace)
+        assert spec.url is not None
+        self.url = Url.parse(spec.url)
+        self.session_id: Optional[str] = None  # handshake era, when the server gave one
+        self.negotiated: Optional[str] = None  # handshake era: the version initialize agreed on
+        self._streams: Dict[RequestId, anyio.CancelScope] = {}
+        self._get_stream: Optional[anyio.CancelScope] = None
+
+    @property
+    def pid(self) -> Optional[int]:
+        return None
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def where(self) -> str:
+        return f"server '{self.alias}' at {self.url.shown}"
+
+    async def start(self, task_group: TaskGroup) -> None:
+        self._task_group = task_group
+        self._reading = True  # replies are read by each request's own exchange
+
+    # -- sending -----------------------------------------------------------------
+
+    def _headers(self, message: Json) -> List[Tuple[str, str]]:
+        headers = [("Content-Type", "application/json"), ("Accept", ACCEPT)]
+        method = message.get("method")
+        if self.era == "current":
+            headers.append(("MCP-Protocol-Version", PROTOCOL_VERSION))
+            if isinstance(method, str) and "id" in message:
+                headers.append(("Mcp-Method", method))
+                named = (message.get("params") or {}).get(NAMED.get(method, ""))
+                if isinstance(named, str):
+                    headers.append(("Mcp-Name", header_value(named)))
+        elif method != "initialize":
+            if self.negotiated:
+                headers.append(("MCP-Protocol-Version", self.negotiated))
+            if self.session_id:
+                headers.append(("Mcp-Session-Id", self.session_id))
+        return headers + list(self.spec.headers.items())
+
+    async def _send(self, message: Json) -> None:
+        if self._closed or self._task_group is None:
+            raise ServerGone(f"{self.where()} is not connected")
+        if "method" in message and "id" in message:  # a request: its answer is read in its own task
+            self._task_group.start_soon(self._request_exchange, message)
+            return
+        # A notification, or our answer to the server's request: 202 and no body.
+        with anyio.move_on_after(self.request_timeout):
+            try:
+                async with Exchange(self.url, "POST", self._headers(message), encode(message)) as sent:
+                    if sent.response.status >= 300:
+                        raise ServerGone(f"{self.where()} refused a message with HTTP "
+                                         f"{sent.response.status} {shown(sent.response.reason, 60)}")
+            except HttpFailure as exc:
+                raise ServerGone(f"{self.where()}: {exc}") from None
+        if message.get("method") == "notifications/initialized":
+            self._task_group.start_soon(self._listen_get)
+
+    async def _cancel(self, request_id: "int | str", reason: str) -> None:
+        scope = self._streams.get(request_id)
+        if scope is not None:
+            scope.cancel()  # closing the stream: the current era's cancellation
+        if self.era == "legacy":
+            await super()._cancel(request_id, reason)
+
+    # -- receiving ---------------------------------------------------------------
+
+    async def _request_exchange(self, message: Json) -> None:
+        request_id = message["id"]
+        slot = self._pending.get(request_id)
+        try:
+            with anyio.CancelScope() as scope:
+                self._streams[request_id] = scope
+                async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
+                    if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
+                        self.session_id = ex.response.headers["mcp-session-id"]
+                    await self._answer(ex, request_id)
+                if slot is not None and message.get("method") == "initialize" and slot.result is not None:
+                    version = slot.result.get("protocolVersion")
+                    self.negotiated = version if isinstance(version, str) else None
+                if slot is not None and not slot.done.is_set():
+                    slot.reject(ProtocolViolation(f"{self.where()} ended its answer without a reply"))
+        except HttpFailure as exc:
+            if slot is not None:
+                slot.reject(ServerGone(f"{self.where()}: {exc}"))
+        except (ServerGone, ProtocolViolation, McpError) as exc:
+            if slot is not None:
+                slot.reject(exc)
+        finally:
+            self._streams.pop(request_id, None)
+
+    async def _answer(self, ex: Exchange, request_id: RequestId) -> None:
+        """Hand every message of one answer to `on_line`; resume a broken SSE stream."""
+        response = ex.response
+        if response.status >= 300:
+            raise self._refusal(response, await ex.read(ERROR_BODY_BYTES))
+        if response.content_type == "application/json":
+            self.on_line(await ex.read(MAX_LINE_BYTES))
+            return
+        if response.content_type != "text/event-stream":
+            raise ServerGone(f"{self.where()} answered with {shown(response.content_type or 'no type', 60)}, "
+                             "not JSON or an event stream")
+        events = EventStream()
+        await self._read_events(ex, events, request_id)
+        resumes = 0
+        while self.era == "legacy" and self._waiting(request_id) and events.last_id is not None:
+            resumes += 1
+            if resumes > MAX_RESUMES:
+                raise ServerGone(f"{self.where()} ended the stream {MAX_RESUMES} times without the reply")
+            await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+            headers = [h for h in self._headers({}) if h[0] != "Content-Type"] + [("Last-Event-ID", events.last_id)]
+            async with Exchange(self.url, "GET", headers) as again:
+                if again.response.status >= 300 or again.response.content_type != "text/event-stream":
+                    raise self._refusal(again.response, b"")
+                await self._read_events(again, events, request_id)
+
+    async def _read_events(self, ex: Exchange, events: EventStream, request_id: Optional[RequestId]) -> None:
+        try:
+            async for chunk in ex.body():
+                for event in events.feed(chunk):
+                    if event.event == "message" and event.data.strip():
+                        self.on_line(event.data.encode("utf-8"))
+                if request_id is not None and not self._waiting(request_id):
+                    return  # the reply came: the stream has nothing more for us
+        except EventTooLarge as exc:
+            raise ServerGone(f"{self.where()} sent {exc}") from None
+
+    def _waiting(self, request_id: RequestId) -> bool:
+        slot = self._pending.get(request_id)
+        if slot is None:  # a listen stream: no slot, open until closed
+            return isinstance(request_id, str) and request_id.startswith("listen-")
+        return not slot.done.is_set()
+
+    def _refusal(self, response: Response, body: bytes) -> Exception:
+        """A non-2xx answer: the JSON-RPC error it carries, or the status itself."""
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
+            return McpError.from_reply(parsed["error"])
+        return ServerGone(f"{self.where()} answered HTTP {response.status} {shown(response.reason, 60)}")
+
+    async def _listen_get(self) -> None:
+        """Handshake era: the stream for messages outside any request, when offered."""
+        events = EventStream()
+        with anyio.CancelScope() as scope:
+            self._get_stream = scope
+            for _ in range(MAX_RESUMES):
+                headers = [h for h in self._headers({}) if h[0] != "Content-Type"]
+                if events.last_id is not None:
+                    headers.append(("Last-Event-ID", events.last_id))
+                try:
+                    async with Exchange(self.url, "GET", headers) as ex:
+                        if ex.response.status >= 300 or ex.response.content_type != "text/event-stream":
+                            return  # 405: the server offers none, which is allowed
+                        await self._read_events(ex, events, None)
+                except (HttpFailure, ServerGone):
+                    return
+                await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+
+    # -- close -------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with anyio.CancelScope(shield=True):
+            for scope in [*self._streams.values(), *([self._get_stream] if self._get_stream else [])]:
+                scope.cancel()
+            if self.era == "legacy" and self.session_id:
+                with anyio.move_on_after(self.close_grace):
+                    try:
+                        async with Exchange(self.url, "DELETE", [h for h in self._headers({})
+                                                                 if h[0] != "Content-Type"]):
+                            pass
+                    except HttpFailure:
+                        pass
+            self._reading = False
+            self._pending.fail_all(ServerGone(f"{self.where()} was closed"))

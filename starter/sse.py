@@ -1,0 +1,101 @@
+"""Server-Sent Events: the bytes of an HTTP response body, cut into events.
+
+An MCP server over Streamable HTTP may answer a POST with
+`Content-Type: text/event-stream` instead of one JSON object. The body is
+then lines of `field: value`; a blank line ends an event, a line starting
+with `:` is a comment (servers send them to keep a quiet stream open), and
+`data` lines join with newlines into the event's text, which for MCP is one
+JSON-RPC message. `id` is remembered even on an event with no message (a
+server's "priming" event, `data:` left empty), because a client that loses the stream asks for
+what came after it (`Last-Event-ID`); `retry` is how long to wait before
+asking.
+
+Pure: `feed` takes whatever chunks the network delivers, split anywhere, and
+returns the events they complete. Tested without a socket.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+MAX_EVENT_BYTES = 16 * 1024 * 1024  # one event, like one stdio line: past this the stream is dropped
+
+
+class EventTooLarge(ValueError):
+    """An event (or a line) grew past MAX_EVENT_BYTES without ending."""
+
+
+@dataclass(frozen=True)
+class Event:
+    data: str
+    event: str = "message"
+    id: Optional[str] = None
+
+
+class EventStream:
+    """Incremental parser; `last_id` and `retry_ms` outlive the events that set them."""
+
+    def __init__(self, limit: int = MAX_EVENT_BYTES) -> None:
+        self.limit = limit
+        self.last_id: Optional[str] = None
+        self.retry_ms: Optional[int] = None
+        self._buffer = b""
+        self._data: List[str] = []
+        self._size = 0
+        self._type = ""
+        self._skip_lf = False  # a chunk ended on "\r": a "\n" starting the next is the same line end
+
+    def feed(self, chunk: bytes) -> List[Event]:
+        """The events that `chunk` completes, in order."""
+        if self._skip_lf and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self._skip_lf = False
+        self._buffer += chunk
+        events: List[Event] = []
+        while True:
+            cut = min((i for i in (self._buffer.find(b"\r"), self._buffer.find(b"\n")) if i >= 0), default=-1)
+            if cut < 0:
+                break
+            line = self._buffer[:cut]
+            end = cut + 1
+            if self._buffer[cut:cut + 1] == b"\r":
+                if cut + 1 == len(self._buffer):
+                    self._skip_lf = True  # the "\n" of "\r\n" may come in the next chunk
+                elif self._buffer[cut + 1:cut + 2] == b"\n":
+                    end += 1
+            self._buffer = self._buffer[end:]
+            event = self._line(line.decode("utf-8", "replace"))
+            if event is not None:
+                events.append(event)
+        if len(self._buffer) + self._size > self.limit:
+            raise EventTooLarge(f"an event longer than {self.limit} bytes")
+        return events
+
+    def _line(self, line: str) -> Optional[Event]:
+        if line == "":  # a blank line ends the event
+            return self._dispatch()
+        if line.startswith(":"):
+            return None  # a comment: keep-alive, nothing else
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._size += len(value) + 1
+            if self._size > self.limit:
+                raise EventTooLarge(f"an event longer than {self.limit} bytes")
+        elif name == "event":
+            self._type = value
+        elif name == "id" and "\0" not in value:
+            self.last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self.retry_ms = int(value)
+        return None  # any other field is ignored, as the format requires
+
+    def _dispatch(self) -> Optional[Event]:
+        data, kind = self._data, self._type or "message"
+        self._data, self._size, self._type = [], 0, ""
+        if not data:
+            return None  # no data line at all: nothing to dispatch (id and retry are kept)
+        return Event("\n".join(data), kind, self.last_id)

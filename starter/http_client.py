@@ -150,6 +150,10 @@ class HttpClient(StdioClient):
         except (ServerGone, ProtocolViolation, McpError) as exc:
             if slot is not None:
                 slot.reject(exc)
+        except Exception as exc:  # whatever the server sent, it ends this request, never the client
+            if slot is not None:
+                slot.reject(ServerGone(f"{self.where()} sent an answer this client cannot handle "
+                                       f"({type(exc).__name__}: {shown(str(exc), 200)})"))
         finally:
             self._streams.pop(request_id, None)
 
@@ -219,7 +223,7 @@ class HttpClient(StdioClient):
                         if ex.response.status >= 300 or ex.response.content_type != "text/event-stream":
                             return  # 405: the server offers none, which is allowed
                         await self._read_events(ex, events, None)
-                except (HttpFailure, ServerGone):
+                except Exception:  # (HttpFailure, ServerGone, or bytes it cannot handle): no stream, as with 405
                     return
                 await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
 

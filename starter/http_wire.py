@@ -102,6 +102,16 @@ class Exchange:
                 data += self._h11.send(h11.Data(data=self.payload)) or b""
             data += self._h11.send(h11.EndOfMessage()) or b""
             await self._stream.send(data)
+        except h11.LocalProtocolError as exc:  # a header value h11 will not send (a server's session id, say)
+            await self.aclose()
+            raise HttpFailure(f"the request could not be written as HTTP/1.1 ({exc})") from None
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            await self.aclose()
+            raise HttpFailure(f"the connection broke while sending ({describe(exc)})") from None
+        except BaseException:
+            await self.aclose()
+            raise
+        try:
             while True:
                 event = await self._next()
                 if isinstance(event, h11.Response):

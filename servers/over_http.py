@@ -90,6 +90,9 @@ class HttpShell(StdioShell):
         self._streams: Set[Sink] = set()  # listen streams (2026-07-28)
         self._changed = threading.Condition()
 
+    def serve(self) -> int:
+        return run_server(self, self.options.http)
+
     def write(self, message: Json) -> None:
         sink: Optional[Sink] = getattr(self._local, "sink", None)
         self.journal.record("out", msg=message)
@@ -162,9 +165,9 @@ def handler_for(shell: HttpShell) -> type:
         def local_origin(self) -> bool:
             """DNS rebinding: a page elsewhere that reaches 127.0.0.1 still names its own host."""
             origin = self.headers.get("Origin")
-            host = (self.headers.get("Host") or "").rsplit(":", 1)[0] if "]" not in (self.headers.get("Host") or "") \
-                else (self.headers.get("Host") or "").split("]")[0] + "]"
-            return (origin is None or origin.startswith(LOCAL_ORIGINS)) and host in LOCAL_HOSTS
+            host = self.headers.get("Host") or ""
+            name = host.split("]")[0] + "]" if host.startswith("[") else host.rsplit(":", 1)[0]  # without the port
+            return (origin is None or origin.startswith(LOCAL_ORIGINS)) and name in LOCAL_HOSTS
 
         def do_GET(self) -> None:
             self.refuse(405 if self.local_origin() else 403)
@@ -229,8 +232,9 @@ def handler_for(shell: HttpShell) -> type:
     return Handler
 
 
-def serve(shell: HttpShell, port: int) -> int:
+def run_server(shell: HttpShell, port: int) -> int:
     """Serve until killed (a fixture over HTTP has no stdin to end it)."""
+    shell.record_start()
     httpd = ThreadingHTTPServer(("127.0.0.1", port), handler_for(shell))
     httpd.daemon_threads = True
     shell.log(f"ready, speaking MCP over HTTP at http://127.0.0.1:{httpd.server_address[1]}/mcp")

@@ -249,13 +249,12 @@ class StdioShell:
         self._workers.append(worker)
         worker.start()
 
-    def serve(self) -> int:
+    def record_start(self) -> None:
         self.journal.record("start", pid=os.getpid(), server=self.server.name, era=self.options.era,
                             fail=self.options.fail, argv=sys.argv[1:], forked=forked_by())
-        if self.options.http is not None:
-            from servers.over_http import HttpShell, serve  # only an HTTP fixture pays for http.server
-            assert isinstance(self, HttpShell)
-            return serve(self, self.options.http)
+
+    def serve(self) -> int:
+        self.record_start()
         if self.options.fail == "exit-at-start":
             self.log("failing on purpose (--fail exit-at-start): cannot open the ticket database")
             self.journal.record("exit", status=3)
@@ -311,7 +310,7 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
                 tool.annotations = parsed_json(given, "--annotations")
     front: Front = LegacyFront(server) if options.era == "legacy" else server
     if options.http is not None:
-        from servers.over_http import HttpShell
+        from servers.over_http import HttpShell  # only an HTTP fixture pays for http.server
         shell: StdioShell = HttpShell(front, options)
     else:
         shell = StdioShell(front, options)

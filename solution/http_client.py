@@ -85,8 +85,10 @@ class HttpClient(StdioClient):
 
     # -- sending -----------------------------------------------------------------
 
-    def _headers(self, message: Json) -> List[Tuple[str, str]]:
-        headers = [("Content-Type", "application/json"), ("Accept", ACCEPT)]
+    def _headers(self, message: Json, *, body: bool = True) -> List[Tuple[str, str]]:
+        """What each request carries (`body=False`: a GET or DELETE, which send none)."""
+        headers = [("Content-Type", "application/json")] if body else []
+        headers.append(("Accept", ACCEPT))
         method = message.get("method")
         if self.era == "current":
             headers.append(("MCP-Protocol-Version", PROTOCOL_VERSION))
@@ -176,7 +178,7 @@ class HttpClient(StdioClient):
             if resumes > MAX_RESUMES:
                 raise ServerGone(f"{self.where()} ended the stream {MAX_RESUMES} times without the reply")
             await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
-            headers = [h for h in self._headers({}) if h[0] != "Content-Type"] + [("Last-Event-ID", events.last_id)]
+            headers = self._headers({}, body=False) + [("Last-Event-ID", events.last_id)]
             async with Exchange(self.url, "GET", headers) as again:
                 if again.response.status >= 300 or again.response.content_type != "text/event-stream":
                     raise self._refusal(again.response, b"")
@@ -215,7 +217,7 @@ class HttpClient(StdioClient):
         with anyio.CancelScope() as scope:
             self._get_stream = scope
             for _ in range(MAX_RESUMES):
-                headers = [h for h in self._headers({}) if h[0] != "Content-Type"]
+                headers = self._headers({}, body=False)
                 if events.last_id is not None:
                     headers.append(("Last-Event-ID", events.last_id))
                 try:
@@ -239,8 +241,7 @@ class HttpClient(StdioClient):
             if self.era == "legacy" and self.session_id:
                 with anyio.move_on_after(self.close_grace):
                     try:
-                        async with Exchange(self.url, "DELETE", [h for h in self._headers({})
-                                                                 if h[0] != "Content-Type"]):
+                        async with Exchange(self.url, "DELETE", self._headers({}, body=False)):
                             pass
                     except HttpFailure:
                         pass

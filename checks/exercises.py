@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 REGION = re.compile(r"^[ \t]*# >>> exercise (\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< exercise \1\b[^\n]*$",
                     re.S | re.M)
-# The extension duties (E1-E8) are marked the same way: "# >>> extension E1 (...)".
+# The extension duties (E1-E9) are marked the same way: "# >>> extension E1 (...)".
 EXTENSION = re.compile(r"^[ \t]*# >>> extension (E\d)\b[^\n]*\n(.*?)^[ \t]*# <<< extension \1\b[^\n]*$",
                        re.S | re.M)
 
@@ -102,6 +102,8 @@ EXTENSIONS: Dict[str, Extension] = {
                     "section 11.7 (elicitation)"),
     "E8": Extension("E8", "stubs.py", "literal", "type enum and const values as a Literal",
                     "section 11.8 (code mode)"),
+    "E9": Extension("E9", "sse.py", "EventStream._line", "read one line of a server's event stream",
+                    "section 11.9 (remote servers)"),
 }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,6 +24,10 @@ from checks.target import ROOT, Target
 SERVERS = ROOT / "servers"
 
 Json = Dict[str, Any]
+
+
+class HarnessError(Exception):
+    """The item could not be judged (a fixture would not start, and so on)."""
 
 
 @dataclass
@@ -85,6 +90,7 @@ class Lab:
         self._dir = tempfile.TemporaryDirectory(prefix="mcp-lab-", dir=os.environ.get("MCP_LAB_RUN_DIR"))
         self.directory = Path(self._dir.name)
         self.journals: List[Journal] = []
+        self._own: List["subprocess.Popen[bytes]"] = []  # servers the judge started itself (over HTTP)
 
     def server(self, server: str, alias: Optional[str] = None, *extra: str,
                timeout: Optional[float] = None, label: Optional[str] = None, **fields: Any) -> Any:
@@ -98,15 +104,48 @@ class Lab:
         args = ("-S", str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
         return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout, **fields)
 
+    async def http_server(self, server: str, alias: str, *extra: str, **fields: Any) -> Any:
+        """A fixture the judge starts itself on a free port of 127.0.0.1 (`--http 0`),
+        and the target's `ServerSpec` for its URL: a remote server is not the
+        client's to start. It is stopped when the item ends."""
+        import anyio  # the items' loop; this module is otherwise sync
+
+        path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
+        journal = Journal(alias, path)
+        self.journals.append(journal)
+        process = subprocess.Popen([sys.executable, "-S", str(SERVERS / f"{server}.py"), "--journal", str(path),
+                                    "--http", "0", *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, cwd=str(ROOT))
+        self._own.append(process)
+        deadline = time.monotonic() + 30.0  # a start on the busiest machine; only a broken fixture waits it out
+        while True:
+            listening = next((e for e in journal.entries() if e.kind == "listening"), None)
+            if listening is not None:
+                return self.target.config.ServerSpec(alias, "", url=str(listening.raw["url"]), **fields)
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise HarnessError(f"the fixture '{alias}' over HTTP did not start (see {path})")
+            await anyio.sleep(0.005)
+
+    def stop_own(self) -> None:
+        """End the servers the judge started (before the process table is read)."""
+        for process in self._own:
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+        self._own.clear()
+
     def journal(self, alias: str) -> Journal:
         return [j for j in self.journals if j.alias == alias][-1]
 
     def survivors(self) -> List[str]:
-        """Fixture processes of this item still running (or never reaped)."""
+        """Fixture processes of this item still running (or never reaped); the
+        judge's own HTTP fixtures are stopped first, being no client's to end."""
+        self.stop_own()
         pids = {j.pid: j.alias for j in self.journals if j.pid is not None}
         return [f"{pids[pid]} (pid {pid})" for pid in still_running(list(pids))]
 
     def kill_survivors(self) -> None:
+        self.stop_own()
         for journal in self.journals:
             pid = journal.pid
             if pid is not None and process_exists(pid):

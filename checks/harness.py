@@ -20,6 +20,7 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 import anyio
 
 from checks.exercises import Exercise
+from checks.fixtures import HarnessError as HarnessError  # defined with the fixtures, which raise it too
 from checks.fixtures import Lab
 from checks.target import Target
 from checks.trace import trace_lines
@@ -32,10 +33,6 @@ PARALLEL = 3  # items judged at once: most of an item's time is spent waiting on
 
 class Fail(Exception):
     """The item's claim does not hold; the message says expected vs actual."""
-
-
-class HarnessError(Exception):
-    """The item could not be judged (a fixture would not start, and so on)."""
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Three hints per item, from a nudge to the guide's section to the construct.
 
-`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E8);
+`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E9);
 where each item stands is kept in `.checks-state.json` at the project root,
 ignored by git. `--hint N --all` shows all three. The construct comes last,
 after the learner has been sent to read: the ladder teaches before it tells.
@@ -101,6 +101,12 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.8 (code mode).",
            "literal: for str, int, bool and None values, return 'Literal[' + the values' repr() joined by "
            "', ' + ']'; if any value is something else (a float, a list, an object), return None."],
+    "E9": ["An event stream is lines: which line ends an event, which lines are not fields at all, and "
+           "what belongs to a field's value after the colon?",
+           "labs/GUIDE.md, section 11.9 (remote servers).",
+           "_line: '' -> return self._dispatch(); ':...' -> None; else split at the first ':', drop one "
+           "leading space of the value; data appends to self._data, event sets self._type, id sets "
+           "self.last_id (not if it holds '\\0'), retry sets self.retry_ms when all digits; return None."],
 }
 
 

@@ -12,7 +12,23 @@ and refused as the spec says, so a client's slips show in the journal:
   `Mcp-Name` must match the body (400 and -32020 otherwise); no sessions;
   GET and DELETE are 405. `subscriptions/listen` holds its stream open.
 - 2025-11-25: `initialize` mints `Mcp-Session-Id`; later requests must carry
-  it (400 without, 404 for an unknown one); DELETE ends it; GET is 405.
+  it (400 without, 404 for an unknown one); DELETE ends it; GET is 405,
+  except to resume a stream (below).
+
+Two switches make the answers harder to read, as real servers' are (E9):
+`--sse` answers everything as an event stream written the way the format
+allows and few servers bother to: CRLF line ends, a comment inside an event,
+a message's JSON cut over two `data:` lines and two writes, unknown fields
+(one sorting before every known name, one after), an id on every event, a
+priming event with an unusable `retry` first, and before a call's reply an
+event of another type (`decoy`) whose data looks like that reply.
+
+Over 300 lines because one request handler holds both eras' rules, the noisy
+stream and its resumption: they share the handler's state (sessions, held
+replies), and split apart each would need the others' internals.
+`--sse-break TOOL` (handshake era) answers a call of TOOL with only a
+priming event (an id, `retry: 1500`) and ends the stream; the reply waits for
+a GET whose `Last-Event-ID` names that event.
 """
 
 from __future__ import annotations
@@ -29,11 +45,12 @@ from servers.stdio import StdioShell
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
-    from typing import Any, List, Optional, Set
+    from typing import Any, Dict, List, Optional, Set
 
     from servers.rpc import Json
 
 HEADER_MISMATCH = -32020
+RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
 MAX_BODY = 4 * 1024 * 1024
 LOCAL_ORIGINS = ("http://127.0.0.1", "http://localhost", "https://127.0.0.1", "https://localhost",
                  "http://[::1]", "https://[::1]")
@@ -49,19 +66,67 @@ def decoded(value: str) -> str:
     return value
 
 
+def token_boundary(data: bytes) -> int:
+    """Just after a comma outside any string, past the middle where one is: a cut
+    there leaves JSON that a newline rejoins (a newline inside a string would not)."""
+    inside = escaped = False
+    for at, byte in enumerate(data):
+        if escaped:
+            escaped = False
+        elif byte == 0x5C and inside:  # backslash
+            escaped = True
+        elif byte == 0x22:  # quote
+            inside = not inside
+        elif byte == 0x2C and not inside and at >= len(data) // 2:
+            return at + 1
+    return len(data)
+
+
 class Sink:
     """Where one POST's messages go: JSON for a lone reply, else an SSE stream."""
 
-    def __init__(self, handler: BaseHTTPRequestHandler, request_id: Any, headers: "List[tuple[str, str]]") -> None:
+    def __init__(self, handler: BaseHTTPRequestHandler, request_id: Any, headers: "List[tuple[str, str]]",
+                 shell: "HttpShell") -> None:
         self.handler = handler
         self.request_id = request_id
         self.headers = headers
         self.streaming = False
+        self.shell = shell
+        self.noisy = bool(shell.options.sse)
+
+    def open_stream(self) -> None:
+        self.streaming = True
+        self.handler.send_response(200)
+        for name, value in [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                            ("X-Accel-Buffering", "no"), *self.headers]:
+            self.handler.send_header(name, value)
+        self.handler.end_headers()
+        if self.noisy:  # a priming event: an id, a retry no client can use, no message
+            self.handler.wfile.write(f": stream for request {self.request_id}\r\nid: {self.shell.event_id()}\r\n"
+                                     f"retry: soon\r\ndata:\r\n\r\n".encode())
+            self.handler.wfile.flush()
+
+    def event(self, data: bytes, decoy: bool = False) -> None:
+        if not self.noisy:
+            self.handler.wfile.write(b"event: message\ndata: " + data + b"\n\n")
+            self.handler.wfile.flush()
+            return
+        if decoy:  # an event of another type: not a message, though its data looks like this reply
+            fake = data.replace(b'"text":"', b'"text":"decoy, not a message: ', 1)
+            self.handler.wfile.write(b"event: decoy\r\ndata: " + fake + b"\r\n\r\n")
+        cut = token_boundary(data)
+        # `aside` sorts before every field name and `x-later` after: both are to be ignored.
+        head = (f"event: message\r\nid: {self.shell.event_id()}\r\naside: 7\r\ndata: ".encode() + data[:cut]
+                + b"\r\n")
+        self.handler.wfile.write(head + b": the rest follows\r\n")
+        self.handler.wfile.flush()  # the client reads the event in two pieces
+        self.handler.wfile.write(b"data: " + data[cut:] + b"\r\nx-later: 3\r\n\r\n")
+        self.handler.wfile.flush()
 
     def send(self, message: Json) -> None:
         data = json.dumps(message, separators=(",", ":")).encode()
         final = message.get("id") == self.request_id and "method" not in message
-        if final and not self.streaming:
+        if final and not self.streaming and not self.noisy:
             self.handler.send_response(200)
             for name, value in [("Content-Type", "application/json"), *self.headers]:
                 self.handler.send_header(name, value)
@@ -70,14 +135,19 @@ class Sink:
             self.handler.wfile.write(data)
             return
         if not self.streaming:
-            self.streaming = True
-            self.handler.send_response(200)
-            for name, value in [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
-                                ("X-Accel-Buffering", "no"), *self.headers]:
-                self.handler.send_header(name, value)
-            self.handler.end_headers()
-        self.handler.wfile.write(b"event: message\ndata: " + data + b"\n\n")
-        self.handler.wfile.flush()
+            self.open_stream()
+        self.event(data, decoy=final and b'"text":"' in data)
+
+
+class Held:
+    """A broken stream's messages, kept for the GET that resumes it (`--sse-break`)."""
+
+    def __init__(self, request_id: Any) -> None:
+        self.request_id = request_id
+        self.messages: List[Json] = []
+
+    def send(self, message: Json) -> None:
+        self.messages.append(message)
 
 
 class HttpShell(StdioShell):
@@ -89,12 +159,19 @@ class HttpShell(StdioShell):
         self.sessions: Set[str] = set()
         self._streams: Set[Sink] = set()  # listen streams (2026-07-28)
         self._changed = threading.Condition()
+        self.held: Dict[str, Held] = {}  # the id of a broken stream's last event -> what it still owes
+        self._events = 0
+
+    def event_id(self) -> str:
+        with self._write_lock:
+            self._events += 1
+            return f"ev-{self._events}"
 
     def serve(self) -> int:
         return run_server(self, self.options.http)
 
     def write(self, message: Json) -> None:
-        sink: Optional[Sink] = getattr(self._local, "sink", None)
+        sink: "Optional[Sink | Held]" = getattr(self._local, "sink", None)
         self.journal.record("out", msg=message)
         if sink is not None:
             sink.send(message)
@@ -114,6 +191,22 @@ class HttpShell(StdioShell):
 
     def refusal(self, status: int, message: str, code: int = HEADER_MISMATCH, request_id: Any = None) -> "tuple[int, Json]":
         return status, error_reply(request_id, RpcError(code, message))
+
+    def mirrored(self, params: Json) -> "Dict[str, Optional[str]]":
+        """`Mcp-Param-*` a call must carry, from the tool's top-level properties marked
+        `x-mcp-header` (None: the header must be absent, the argument being absent or null)."""
+        tool = next((t for t in getattr(self.server, "tools", []) if t.name == params.get("name")), None)
+        properties = tool.input_schema.get("properties") if tool is not None else None
+        given = params.get("arguments")
+        arguments: Json = given if isinstance(given, dict) else {}
+        wanted: Dict[str, Optional[str]] = {}
+        for prop, sub in (properties or {}).items():
+            mark = sub.get("x-mcp-header") if isinstance(sub, dict) else None
+            if isinstance(mark, str):
+                value = arguments.get(prop)
+                wanted[f"Mcp-Param-{mark}"] = None if value is None else \
+                    ("true" if value else "false") if isinstance(value, bool) else str(value)
+        return wanted
 
     def check(self, handler: BaseHTTPRequestHandler, message: Json) -> "Optional[tuple[int, Json]]":
         """Why this POST must be refused, as (HTTP status, JSON-RPC error), or None."""
@@ -136,8 +229,12 @@ class HttpShell(StdioShell):
                     "Mcp-Method": message.get("method")}
         if message.get("method") == "tools/call":
             expected["Mcp-Name"] = params.get("name")
+        if message.get("method") == "tools/call":
+            expected.update(self.mirrored(params))
         for name, value in expected.items():
             got = handler.headers.get(name)
+            if value is None and got is None and name.startswith("Mcp-Param-"):
+                continue  # a mirrored parameter with no value: no header, rightly
             if got is None or decoded(got) != value:
                 return self.refusal(400, f"Header mismatch: {name} is {got!r}, the body says {value!r}",
                                     request_id=request_id)
@@ -170,7 +267,20 @@ def handler_for(shell: HttpShell) -> type:
             return (origin is None or origin.startswith(LOCAL_ORIGINS)) and name in LOCAL_HOSTS
 
         def do_GET(self) -> None:
-            self.refuse(405 if self.local_origin() else 403)
+            if not self.local_origin():
+                return self.refuse(403)
+            last = self.headers.get("Last-Event-ID")
+            if shell.options.era != "legacy" or not shell.options.sse_break or last is None:
+                return self.refuse(405)  # no stream of its own for server messages; only resuming one
+            shell.journal.record("resume", last_event_id=last, session=self.headers.get("Mcp-Session-Id"))
+            held = shell.held.pop(last, None)
+            if held is None or self.headers.get("Mcp-Session-Id") not in shell.sessions:
+                return self.refuse(400, error_reply(None, RpcError(-32000, f"no stream to resume after {last!r}")))
+            sink = Sink(self, held.request_id, [], shell)
+            for message in held.messages:
+                shell.journal.record("out", msg=message, resumed=True)
+                sink.send(message)
+            self.close_connection = True
 
         def do_DELETE(self) -> None:
             session = self.headers.get("Mcp-Session-Id")
@@ -206,8 +316,14 @@ def handler_for(shell: HttpShell) -> type:
             if shell.options.era == "legacy" and message.get("method") == "initialize":
                 session = secrets.token_hex(16)
                 shell.sessions.add(session)
+                shell.journal.record("session-started", session=session)
                 extra.append(("Mcp-Session-Id", session))
-            sink = Sink(self, message["id"], extra)
+            sink = Sink(self, message["id"], extra, shell)
+            given = message.get("params")
+            params: Json = given if isinstance(given, dict) else {}
+            if shell.options.era == "legacy" and message.get("method") == "tools/call" and \
+                    params.get("name") in shell.options.sse_break:
+                return self.break_stream(body, message, sink)
             shell._local.sink = sink
             try:
                 if message.get("method") == "subscriptions/listen" and shell.options.era == "current":
@@ -229,6 +345,24 @@ def handler_for(shell: HttpShell) -> type:
                 shell._local.sink = None
             self.close_connection = True
 
+        def break_stream(self, body: bytes, message: Json, sink: Sink) -> None:
+            """Work out the reply, but end the stream after a priming event: the
+            reply goes out only on the GET that resumes from that event."""
+            held = Held(message["id"])
+            shell._local.sink = held
+            try:
+                shell.answer(body, message)
+            finally:
+                shell._local.sink = None
+            last = shell.event_id()
+            shell.held[last] = held
+            sink.noisy = False
+            sink.open_stream()
+            self.wfile.write(f"id: {last}\nretry: {RESUME_RETRY_MS}\naside: 7\nx-later: 3\ndata:\n\n".encode())
+            self.wfile.flush()
+            shell.journal.record("stream-closed", id=message["id"], last_event_id=last, retry_ms=RESUME_RETRY_MS)
+            self.close_connection = True
+
     return Handler
 
 
@@ -237,7 +371,9 @@ def run_server(shell: HttpShell, port: int) -> int:
     shell.record_start()
     httpd = ThreadingHTTPServer(("127.0.0.1", port), handler_for(shell))
     httpd.daemon_threads = True
-    shell.log(f"ready, speaking MCP over HTTP at http://127.0.0.1:{httpd.server_address[1]}/mcp")
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
+    shell.journal.record("listening", url=url)  # how a judge that asked for port 0 learns the port
+    shell.log(f"ready, speaking MCP over HTTP at {url}")
     try:
         httpd.serve_forever(poll_interval=0.5)
     except KeyboardInterrupt:

@@ -51,6 +51,12 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--http", type=int, default=None, metavar="PORT",
                         help="serve over Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio "
                              "(0: any free port, printed on stderr); runs until killed")
+    parser.add_argument("--sse", action="store_true",
+                        help="with --http: answer every request as an event stream, written with every "
+                             "liberty the format allows (CRLF, comments, data over two lines, ids)")
+    parser.add_argument("--sse-break", action="append", default=[], metavar="TOOL",
+                        help="with --http --era legacy: end a call's stream after a priming event; the "
+                             "reply waits for a GET with that event's Last-Event-ID")
     parser.add_argument("--page-size", type=int, default=None, metavar="N",
                         help="hand out N tools per page instead of the server's own number")
     parser.add_argument("--silent", action="append", default=[], metavar="METHOD",

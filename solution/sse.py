@@ -65,26 +65,28 @@ class EventStream:
                 elif self._buffer[cut + 1:cut + 2] == b"\n":
                     end += 1
             self._buffer = self._buffer[end:]
-            event = self._line(line.decode("utf-8", "replace"))
+            text = line.decode("utf-8", "replace")
+            event = self._line(text)
             if event is not None:
                 events.append(event)
+            # Counted here, whatever the line did: an event that never ends is refused.
+            self._size = 0 if text == "" else self._size + len(line) + 1
         if len(self._buffer) + self._size > self.limit:
             raise EventTooLarge(f"an event longer than {self.limit} bytes")
         return events
 
     def _line(self, line: str) -> Optional[Event]:
+        """One line of the stream: an event when it ends one, else None."""
+        # >>> extension E9 (remote): one line of an event stream
         if line == "":  # a blank line ends the event
             return self._dispatch()
         if line.startswith(":"):
             return None  # a comment: keep-alive, nothing else
         name, colon, value = line.partition(":")
         if colon and value.startswith(" "):
-            value = value[1:]
+            value = value[1:]  # one space after the colon is the format's, not the value's
         if name == "data":
             self._data.append(value)
-            self._size += len(value) + 1
-            if self._size > self.limit:
-                raise EventTooLarge(f"an event longer than {self.limit} bytes")
         elif name == "event":
             self._type = value
         elif name == "id" and "\0" not in value:
@@ -92,6 +94,7 @@ class EventStream:
         elif name == "retry" and value.isascii() and value.isdigit():
             self.retry_ms = int(value)
         return None  # any other field is ignored, as the format requires
+        # <<< extension E9
 
     def _dispatch(self) -> Optional[Event]:
         data, kind = self._data, self._type or "message"

@@ -30,6 +30,7 @@ from .naming import model_tool_name
 from .elicitation import Elicitor
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 from .task_runner import StatusHandler, TaskBook
+from .param_headers import header_problem
 from .tasks import unusable
 from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool
 
@@ -196,6 +197,8 @@ class Aggregator(ToolCalls):
                 continue
             for tool in connection.tools:
                 lost = unusable(tool, connection.info.era, connection.info.capabilities)
+                if lost is None and spec.url is not None:  # over HTTP a tool's header marks must hold
+                    lost = header_problem(tool)
                 if lost is not None:  # offered to the model, it could only ever fail
                     dropped.append(f"{spec.alias}/{tool['name']}: {lost}")
                     continue

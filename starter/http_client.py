@@ -18,7 +18,11 @@ The eras differ in the transport (the spec's transports pages):
   may carry the server's own requests (elicitation), answered by a POST. A
   stream that ends before the reply is resumed with a GET carrying
   `Last-Event-ID`, after the server's `retry` delay. A GET stream carries
-  messages outside any request (list changes). Close sends DELETE.
+  messages outside any request (list changes). A 404 to a request in a
+  session means the server ended it: the handshake again, then the request
+  again (once). Close sends DELETE.
+- Both: parameters marked `x-mcp-header` go out again as `Mcp-Param-*`
+  (`param_headers.py`).
 
 Header values from the config are sent and never shown: messages name the
 server's URL without its query, and nothing here logs a header.
@@ -34,9 +38,10 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .config import ServerSpec
-from .errors import McpError, ProtocolViolation, ServerGone
+from .errors import ClientError, McpError, ProtocolViolation, ServerGone
 from .http_wire import Exchange, HttpFailure, Response, Url
 from .jsonrpc import Json, RequestId, encode
+from .param_headers import Mirror, mirrors, param_headers
 from .protocol import PROTOCOL_VERSION
 from .sse import EventStream, EventTooLarge
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, MAX_LINE_BYTES, StdioClient
@@ -68,6 +73,8 @@ class HttpClient(StdioClient):
         self.negotiated: Optional[str] = None  # handshake era: the version initialize agreed on
         self._streams: Dict[RequestId, anyio.CancelScope] = {}
         self._get_stream: Optional[anyio.CancelScope] = None
+        self._marks: Dict[str, List[Mirror]] = {}  # tool name -> its x-mcp-header marks, from tools/list
+        self._renewing = anyio.Lock()
 
     @property
     def pid(self) -> Optional[int]:
@@ -97,6 +104,10 @@ class HttpClient(StdioClient):
                 named = (message.get("params") or {}).get(NAMED.get(method, ""))
                 if isinstance(named, str):
                     headers.append(("Mcp-Name", header_value(named)))
+                arguments = (message.get("params") or {}).get("arguments")
+                if method == "tools/call" and isinstance(named, str) and isinstance(arguments, dict):
+                    mirrored = param_headers(self._marks.get(named, []), arguments)
+                    headers += [(name, header_value(value)) for name, value in mirrored.items()]
         elif method != "initialize":
             if self.negotiated:
                 headers.append(("MCP-Protocol-Version", self.negotiated))
@@ -137,10 +148,19 @@ class HttpClient(StdioClient):
         try:
             with anyio.CancelScope() as scope:
                 self._streams[request_id] = scope
-                async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
-                    if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
-                        self.session_id = ex.response.headers["mcp-session-id"]
-                    await self._answer(ex, request_id)
+                for attempt in (1, 2):
+                    session = self.session_id
+                    async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
+                        if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
+                            self.session_id = ex.response.headers["mcp-session-id"]
+                        # 404 to a request in a session: the server ended it. Once, a new session and again.
+                        if not (ex.response.status == 404 and session and attempt == 1
+                                and message.get("method") != "initialize"):
+                            await self._answer(ex, request_id)
+                            break
+                    await self._renew_session(session)
+                if slot is not None and message.get("method") == "tools/list" and slot.result is not None:
+                    self._remember_marks(slot.result)
                 if slot is not None and message.get("method") == "initialize" and slot.result is not None:
                     version = slot.result.get("protocolVersion")
                     self.negotiated = version if isinstance(version, str) else None
@@ -149,7 +169,7 @@ class HttpClient(StdioClient):
         except HttpFailure as exc:
             if slot is not None:
                 slot.reject(ServerGone(f"{self.where()}: {exc}"))
-        except (ServerGone, ProtocolViolation, McpError) as exc:
+        except ClientError as exc:  # ServerGone, McpError, ProtocolViolation, a renewal's timeout
             if slot is not None:
                 slot.reject(exc)
         except Exception as exc:  # whatever the server sent, it ends this request, never the client
@@ -158,6 +178,26 @@ class HttpClient(StdioClient):
                                        f"({type(exc).__name__}: {shown(str(exc), 200)})"))
         finally:
             self._streams.pop(request_id, None)
+
+    async def _renew_session(self, stale: Optional[str]) -> None:
+        """The handshake again, once for all the requests the ended session failed."""
+        from .discovery import handshake  # discovery is above the transport; only this needs it here
+
+        async with self._renewing:
+            if self.session_id != stale:
+                return  # another request has already renewed it
+            self.session_id = self.negotiated = None
+            await handshake(self)
+
+    def _remember_marks(self, listed: Json) -> None:
+        """Each listed tool's x-mcp-header marks, for its calls (a tool whose marks
+        are unusable is left out of the table, so never called)."""
+        for tool in listed.get("tools") or []:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                try:
+                    self._marks[tool["name"]] = mirrors(tool.get("inputSchema"))
+                except ValueError:
+                    self._marks.pop(tool["name"], None)
 
     async def _answer(self, ex: Exchange, request_id: RequestId) -> None:
         """Hand every message of one answer to `on_line`; resume a broken SSE stream."""

@@ -1,12 +1,12 @@
 """The items `python -m checks` judges, each defined once here: its number,
 id, title, the function that proves it, where a learner edits, and what it
-may wait on. The nine come first; E1-E8 (`--extensions`) after them.
+may wait on. The nine come first; E1-E9 (`--extensions`) after them.
 
 Each item starts its own fixture servers and proves one claim from their
 journals and the process table; it returns a one-line account when the claim
 holds and raises `Fail` with expected / journal / got / edit when it does not.
 The modules, by what they judge: `wire` (1-3), `names` (4-7), `offline` (8),
-`loop` (9), `extensions` (E1-E5), `tasks` (E6, E7), `code` (E8); `evidence` is
+`loop` (9), `extensions` (E1-E5), `tasks` (E6, E7), `code` (E8), `remote` (E9); `evidence` is
 what they share.
 """
 
@@ -21,6 +21,7 @@ from checks.items.extensions import consent, list_changes, many_tools, progress,
 from checks.items.loop import agent_loop
 from checks.items.names import collision, error_classes, names_fit, translation
 from checks.items.offline import SILENT_TIMEOUT, SLOW_DISCOVERY_LIMIT, offline
+from checks.items.remote import remote
 from checks.items.tasks import elicitation, tasks
 from checks.items.wire import connects, paging, protocol_error
 
@@ -64,6 +65,8 @@ EXTENSION_ITEMS = [
          elicitation, "elicitation.py", "field_from_schema"),
     Item(18, "E8-code-mode", "code mode: a script checked against typed stubs, run in the sandbox, calls consented",
          code_mode, "stubs.py", "literal", waits="an endless script, 2 s of running time"),
+    Item(19, "E9-remote", "remote servers: event streams read into messages; an ended stream resumed",
+         remote, "sse.py", "EventStream._line", waits="the server's retry before resuming, 1.5 s"),
 ]
 
 

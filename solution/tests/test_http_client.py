@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.request
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -167,3 +168,68 @@ def test_a_bad_remote_entry_is_one_clear_line(entry: Dict[str, Any], said: str) 
     with pytest.raises(ConfigError) as raised:
         parse_config(json.dumps({"mcpServers": {"r": entry}}), environ={})
     assert said in str(raised.value) and "s3cret" not in str(raised.value)
+
+
+MARKED = json.dumps({"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}, "limit": {"type": "integer", "x-mcp-header": "Limit"},
+    "exact": {"type": "boolean", "x-mcp-header": "Exact"}, "query": {"type": "string"}}})
+BADLY_MARKED = json.dumps({"type": "object", "properties": {"score": {"type": "number", "x-mcp-header": "Score"}}})
+
+
+async def test_marked_parameters_travel_as_headers_and_badly_marked_tools_are_left_out(serve: Any, tmp_path: Path) -> None:
+    """The fixture refuses a call whose Mcp-Param-* headers do not match its arguments."""
+    path = tmp_path / "notes.jsonl"
+    url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--journal", str(path), "--page-size", "10",
+                "--add-tool", f"by_region={MARKED}", "--add-tool", f"by_score={BADLY_MARKED}")
+    async with Aggregator(config_of([ServerSpec("notes", "", url=url)])) as tools:
+        await tools.refresh()
+        assert tools.find("notes", "by_score") is None
+        assert any("by_score" in line and "not string, integer or boolean" in line for line in tools.dropped)
+        entry = tools.find("notes", "by_region")
+        assert entry is not None
+        for arguments in ({"region": "Zürich", "limit": 3, "exact": False, "query": "q"}, {"query": "no marks"}):
+            result = await tools.call(entry.model_name, arguments)
+            assert not result.get("isError"), result
+    refused = [e for e in journal(path) if e["kind"] == "out" and e.get("status", 200) >= 400]
+    assert refused == []
+
+
+@pytest.mark.parametrize("schema, problem", [
+    ({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}},
+     "not reached by properties alone"),
+    ({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}, "not a valid header name"),
+    ({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Id"},
+                                       "b": {"type": "string", "x-mcp-header": "ID"}}}, "differ only in case"),
+    ({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]},
+     "not reached by properties alone"),
+])
+def test_marks_that_break_the_rules_are_named(schema: Dict[str, Any], problem: str) -> None:
+    from solution.param_headers import header_problem
+    assert problem in (header_problem({"name": "t", "inputSchema": schema}) or "")
+
+
+def test_nested_marks_and_values() -> None:
+    from solution.param_headers import mirrors, param_headers
+    schema = {"type": "object", "properties": {"where": {"type": "object", "properties": {
+        "zone": {"type": "string", "x-mcp-header": "Zone"}}}, "n": {"type": "integer", "x-mcp-header": "N"}}}
+    marks = mirrors(schema)
+    assert param_headers(marks, {"where": {"zone": "eu"}, "n": 7}) == {"Mcp-Param-Zone": "eu", "Mcp-Param-N": "7"}
+    assert param_headers(marks, {"n": None}) == {}
+
+
+async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_through(serve: Any,
+                                                                                     tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", "legacy", "--journal", str(path),
+                "--page-size", "10")
+    async with Aggregator(config_of([ServerSpec("old", "", url=url)])) as tools:
+        await tools.refresh()
+        first = next(e["session"] for e in journal(path) if e["kind"] == "session-started")
+        ended = urllib.request.Request(url, method="DELETE", headers={"Mcp-Session-Id": first})
+        with urllib.request.urlopen(ended, timeout=30) as answer:  # the server forgets the session
+            assert answer.status == 200
+        result = await tools.call(tools.find("old", "search").model_name, {"query": "paging"})  # type: ignore[union-attr]
+        assert not result.get("isError") and "n-1" in json.dumps(result)
+    seen = journal(path)
+    assert len([e for e in seen if e["kind"] == "session-started"]) == 2
+    assert [e["status"] for e in seen if e["kind"] == "out" and e.get("status") == 404] == [404]

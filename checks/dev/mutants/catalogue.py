@@ -20,7 +20,7 @@ from checks.target import ROOT
 @dataclass(frozen=True)
 class LearnerMutant:
     name: str  # what the learner wrote, in a few words
-    region: str  # the region it belongs to ("1".."4", "E1".."E8")
+    region: str  # the region it belongs to ("1".."4", "E1".."E9")
     old: str
     new: str
     red: str  # the item that must turn red
@@ -192,6 +192,24 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
                   "        shown_values.append(repr(value))\n    return f\"Literal[{', '.join(shown_values)}]\"\n",
                   "E8", ("tune_alerts",)),
+    # -- E9: remote servers ---------------------------------------------------------------------------
+    LearnerMutant("a blank line never ends the event", "E9", "            return self._dispatch()\n",
+                  "            return None\n", "E9", ("no message was read from those streams",)),
+    LearnerMutant("the space after the colon kept in the value", "E9",
+                  "            value = value[1:]  # one space after the colon is the format's, not the value's\n",
+                  "            pass\n", "E9", ("no message was read from those streams",)),
+    LearnerMutant("only the last data line kept", "E9", "            self._data.append(value)\n",
+                  "            self._data[:] = [value]\n", "E9", ("no message was read from those streams",)),
+    LearnerMutant("comments read as data", "E9", "            return None  # a comment: keep-alive, nothing else\n",
+                  "            self._data.append(line)\n            return None\n", "E9",
+                  ("no message was read from those streams",)),
+    LearnerMutant("retry read without checking it is a number", "E9",
+                  "        elif name == \"retry\" and value.isascii() and value.isdigit():\n",
+                  "        elif name == \"retry\":\n", "E9", ("no message was read from those streams",)),
+    LearnerMutant("the id field ignored", "E9", "            self.last_id = value\n", "            pass\n", "E9",
+                  ("was never asked to resume it",)),
+    LearnerMutant("the retry field ignored", "E9", "            self.retry_ms = int(value)\n", "            pass\n",
+                  "E9", ("the retry field was not used",)),
 )
 
 

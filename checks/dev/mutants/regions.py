@@ -1,4 +1,4 @@
-"""The twelve regions under mutation: where each lives and which items judge it."""
+"""The thirteen regions under mutation: where each lives and which items judge it."""
 
 from __future__ import annotations
 

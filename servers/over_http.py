@@ -219,6 +219,8 @@ class HttpShell(StdioShell):
                 return self.refusal(400, "Bad Request: no Mcp-Session-Id header", -32000, request_id)
             if session not in self.sessions:
                 return self.refusal(404, "Session not found", -32001, request_id)
+            if handler.headers.get("MCP-Protocol-Version") is None:  # required after initialize since 2025-06-18
+                return self.refusal(400, "Bad Request: no MCP-Protocol-Version header", -32000, request_id)
             return None
         if "id" not in message:
             return None

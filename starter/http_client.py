@@ -40,7 +40,7 @@ from anyio.abc import TaskGroup
 from .config import ServerSpec
 from .errors import ClientError, McpError, ProtocolViolation, ServerGone
 from .http_wire import Exchange, HttpFailure, Response, Url
-from .jsonrpc import Json, RequestId, encode
+from .jsonrpc import Json, Pending, RequestId, encode
 from .param_headers import Mirror, mirrors, param_headers
 from .protocol import PROTOCOL_VERSION
 from .sse import EventStream, EventTooLarge
@@ -70,11 +70,19 @@ class HttpClient(StdioClient):
         assert spec.url is not None
         self.url = Url.parse(spec.url)
         self.session_id: Optional[str] = None  # handshake era, when the server gave one
-        self.negotiated: Optional[str] = None  # handshake era: the version initialize agreed on
+        self._initialize: Optional[Pending] = None  # handshake era: the initialize request, once sent
         self._streams: Dict[RequestId, anyio.CancelScope] = {}
         self._get_stream: Optional[anyio.CancelScope] = None
         self._marks: Dict[str, List[Mirror]] = {}  # tool name -> its x-mcp-header marks, from tools/list
         self._renewing = anyio.Lock()
+
+    @property
+    def negotiated(self) -> Optional[str]:
+        """The version initialize agreed on, read from its reply as soon as that has come:
+        `notifications/initialized` goes out before the reply's exchange has ended."""
+        result = self._initialize.result if self._initialize is not None else None
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        return version if isinstance(version, str) else None
 
     @property
     def pid(self) -> Optional[int]:
@@ -145,6 +153,8 @@ class HttpClient(StdioClient):
     async def _request_exchange(self, message: Json) -> None:
         request_id = message["id"]
         slot = self._pending.get(request_id)
+        if message.get("method") == "initialize":
+            self._initialize = slot
         try:
             with anyio.CancelScope() as scope:
                 self._streams[request_id] = scope
@@ -159,11 +169,6 @@ class HttpClient(StdioClient):
                             await self._answer(ex, request_id)
                             break
                     await self._renew_session(session)
-                if slot is not None and message.get("method") == "tools/list" and slot.result is not None:
-                    self._remember_marks(slot.result)
-                if slot is not None and message.get("method") == "initialize" and slot.result is not None:
-                    version = slot.result.get("protocolVersion")
-                    self.negotiated = version if isinstance(version, str) else None
                 if slot is not None and not slot.done.is_set():
                     slot.reject(ProtocolViolation(f"{self.where()} ended its answer without a reply"))
         except HttpFailure as exc:
@@ -186,7 +191,7 @@ class HttpClient(StdioClient):
         async with self._renewing:
             if self.session_id != stale:
                 return  # another request has already renewed it
-            self.session_id = self.negotiated = None
+            self.session_id, self._initialize = None, None
             await handshake(self)
 
     def _remember_marks(self, listed: Json) -> None:
@@ -205,7 +210,7 @@ class HttpClient(StdioClient):
         if response.status >= 300:
             raise self._refusal(response, await ex.read(ERROR_BODY_BYTES))
         if response.content_type == "application/json":
-            self.on_line(await ex.read(MAX_LINE_BYTES))
+            self._deliver(await ex.read(MAX_LINE_BYTES), request_id)
             return
         if response.content_type != "text/event-stream":
             raise ServerGone(f"{self.where()} answered with {shown(response.content_type or 'no type', 60)}, "
@@ -229,11 +234,19 @@ class HttpClient(StdioClient):
             async for chunk in ex.body():
                 for event in events.feed(chunk):
                     if event.event == "message" and event.data.strip():
-                        self.on_line(event.data.encode("utf-8"))
+                        self._deliver(event.data.encode("utf-8"), request_id)
                 if request_id is not None and not self._waiting(request_id):
                     return  # the reply came: the stream has nothing more for us
         except EventTooLarge as exc:
             raise ServerGone(f"{self.where()} sent {exc}") from None
+
+    def _deliver(self, data: bytes, request_id: Optional[RequestId]) -> None:
+        """One message to `on_line`; a tools/list reply's header marks are kept at
+        once, before the caller (woken by the reply) can send a call that needs them."""
+        slot = self._pending.get(request_id)
+        self.on_line(data)
+        if slot is not None and slot.method == "tools/list" and slot.done.is_set() and slot.result is not None:
+            self._remember_marks(slot.result)
 
     def _waiting(self, request_id: RequestId) -> bool:
         slot = self._pending.get(request_id)

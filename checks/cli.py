@@ -1,7 +1,7 @@
 """`python -m checks`: the nine items, streamed as they are judged.
 
     python -m checks [ITEM ...] [--only 3,5] [--target starter|solution|DIR]
-                     [--json] [--trace] [--watch] [--hint N [--all]] [--limit S]
+                     [--json] [--trace] [--html FILE] [--watch] [--hint N [--all]] [--limit S]
 
 The code under test runs in a worker process (`checks.isolation`); this
 process alone writes the report and chooses the exit status: 0 when every
@@ -13,7 +13,9 @@ start, or code under test that ended, blocked or outlived the run).
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import signal
 import sys
 import tempfile
@@ -60,6 +62,9 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--types", action="store_true",
                         help="after the verdicts, one line with mypy --strict's count for the target "
                              "(not a verdict; the exit status stays the verdicts')")
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write the run as one HTML page, each item's conversation drawn as a "
+                             "sequence diagram (with --watch: rewritten on every run)")
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
     options = parser.parse_args(argv)
@@ -71,6 +76,10 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     chosen = {numbers[n.upper()] for n in wanted}
     if options.hint is not None and options.hint.upper() not in HINTS:
         parser.error(f"--hint wants an item: 1 to {len(ITEMS)}, or E1 to E{len(EXTENSION_ITEMS)}; got {options.hint!r}")
+    if options.html is not None:
+        page_file = Path(options.html)
+        if page_file.is_dir() or not page_file.resolve().parent.is_dir():
+            parser.error(f"--html wants a file in a directory that exists; got {options.html!r}")
     if not 0 < options.limit < 3600:
         parser.error(f"--limit wants seconds between 0 and 3600; got {options.limit:g}")
     options.chosen = chosen
@@ -133,6 +142,8 @@ def run(options: argparse.Namespace) -> int:
         return cannot_judge(options, outcome)
     verdicts = outcome.verdicts + not_judged(items, outcome)
     status = exit_status(verdicts, outcome.problems)
+    if options.html is not None:
+        write_page(options, verdicts, outcome, time.perf_counter() - began)
     types = type_count(target_directory(options.target)) if options.types else None
     if options.json:
         chose_extensions = options.extensions or any(i.number > len(ITEMS) for i in items)
@@ -152,6 +163,20 @@ def run(options: argparse.Namespace) -> int:
         print(NEXT_STEPS.format(package=options.target if options.target in ("starter", "solution")
                                 else "starter"))
     return status
+
+
+def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Outcome, took: float) -> None:
+    """The page, written whole and then renamed into place, so a browser that
+    reloads while a run ends never reads half of it."""
+    from checks.page import page  # only a run asked for a page pays for building one
+
+    plain = Style(io.StringIO())
+    text = page(f"MCP client lab · {options.target}", summary(verdicts, took, plain, outcome.problems),
+                verdicts, outcome.problems)
+    target = Path(options.html)
+    partial = target.with_name(f".{target.name}.part")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, target)
 
 
 def cannot_judge(options: argparse.Namespace, outcome: Outcome) -> int:
@@ -183,7 +208,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         from checks.watch import watch
         directory = target_directory(options.target)
         style = Style(sys.stdout)
-        forwarded = [*(label(n) for n in sorted(options.chosen)), "--target", str(directory), "--trace"]
+        forwarded = [*(label(n) for n in sorted(options.chosen)), "--target", str(directory), "--trace",
+                     *(["--extensions"] if options.extensions else []),
+                     *(["--html", str(Path(options.html).resolve())] if options.html else [])]
 
         def show(report: Dict[str, Any]) -> None:
             if report.get("message"):

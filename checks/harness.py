@@ -23,7 +23,7 @@ from checks.exercises import Exercise
 from checks.fixtures import HarnessError as HarnessError  # defined with the fixtures, which raise it too
 from checks.fixtures import Lab
 from checks.target import Target
-from checks.trace import trace_lines
+from checks.trace import trace_lines, wire_events
 
 ITEM_LIMIT = 20.0  # seconds an item may take: the slowest needs about one; only a wrong path waits longer
 BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
@@ -53,12 +53,15 @@ class Verdict:
     where: Optional[Where] = None
     hung: bool = field(default=False, repr=False)
     trace: List[str] = field(default_factory=list, repr=False)  # the wire, from the journals
+    wire: List[Dict[str, Any]] = field(default_factory=list, repr=False)  # the same, for drawing (--html)
 
-    def to_json(self, with_trace: bool = False) -> Dict[str, Any]:
+    def to_json(self, with_trace: bool = False, with_wire: bool = False) -> Dict[str, Any]:
         data = asdict(self)
         data.pop("hung")
         if not with_trace:
             data.pop("trace")
+        if not with_wire:
+            data.pop("wire")
         data["duration"] = round(self.duration, 3)
         return data
 
@@ -208,7 +211,8 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
         outcome["survivors"] = lab.survivors()
     lab.kill_survivors()
     verdict = judge(item, target, outcome)
-    verdict.trace = trace_lines(lab.journals)
+    verdict.wire = wire_events(lab.journals)
+    verdict.trace = trace_lines(lab.journals, events=verdict.wire)
     if not thread.is_alive():
         lab.close()
     if on_phase is not None:

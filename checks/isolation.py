@@ -51,7 +51,8 @@ def verdict_from_json(data: Dict[str, Any]) -> Verdict:
     where = data.get("where")
     return Verdict(int(data["number"]), str(data["id"]), str(data["title"]), str(data["status"]),
                    float(data["duration"]), str(data["message"]),
-                   Where(**where) if isinstance(where, dict) else None, trace=list(data.get("trace", [])))
+                   Where(**where) if isinstance(where, dict) else None, trace=list(data.get("trace", [])),
+                   wire=[e for e in data.get("wire", []) if isinstance(e, dict)])
 
 
 class Worker:

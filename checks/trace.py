@@ -72,33 +72,78 @@ def describe_reply(msg: Dict[str, Any]) -> str:
     return f"{head} result {short(result, 40)}"
 
 
-def line_for(alias: str, entry: Entry) -> Optional[str]:
+FULL_TEXT = 20_000  # characters of one message kept for the page's "in full"
+
+
+def kind_of(entry: Entry) -> Optional[str]:
+    """What one journal entry was on the wire, for drawing; None: not a message."""
     if entry.kind == "in":
         if "raw" in entry.raw:
-            return f"client -> {alias:<8} {short(entry.raw['raw'])} (not JSON)"
-        return f"client -> {alias:<8} {describe_request(entry.msg)}"
+            return "not-json"
+        return "request" if "id" in entry.msg else "notification"
     if entry.kind == "out":
-        return f"{alias:<8} -> client {describe_reply(entry.msg)}"
+        msg = entry.msg
+        if "method" in msg:
+            return "server-request" if "id" in msg else "server-notification"
+        if isinstance(msg.get("error"), dict):
+            return "error"
+        result = msg.get("result")
+        return "iserror" if isinstance(result, dict) and result.get("isError") else "reply"
     if entry.kind == "dropped":
-        return f"{alias:<8}    (reply #{entry.raw.get('id')} withheld: cancelled)"
+        return "dropped"
     if entry.kind == "exit" and entry.raw.get("status"):
-        return f"{alias:<8}    exited with status {entry.raw['status']}"
+        return "exit"
     return None
 
 
-def trace_lines(journals: List[Journal], limit: Optional[int] = None) -> List[str]:
-    """The item's wire conversation, oldest first; with `limit`, its last lines."""
-    events: List[Tuple[float, str]] = []
+def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
+    """The item's conversation, oldest first, one dict per message or mishap:
+    `ms` (since the first), `server`, `kind`, `toward` ("server" or "client";
+    "" for what happened at the server), `label` (short) and `full` (the JSON)."""
+    found: List[Tuple[float, Dict[str, Any]]] = []
     for journal in journals:
         for entry in journal.entries():
-            text = line_for(journal.alias, entry)
-            if text is not None:
-                events.append((entry.t, text))
-    if not events:
+            kind = kind_of(entry)
+            if kind is None:
+                continue
+            alias = journal.alias
+            if entry.kind == "in":
+                label = (f"{short(entry.raw['raw'])} (not JSON)" if kind == "not-json"
+                         else describe_request(entry.msg))
+                full = entry.raw.get("raw") if kind == "not-json" else entry.msg
+                toward = "server"
+            elif entry.kind == "out":
+                label, full, toward = describe_reply(entry.msg), entry.msg, "client"
+            elif kind == "dropped":
+                label, full, toward = f"reply #{entry.raw.get('id')} withheld: cancelled", entry.raw, ""
+            else:
+                label, full, toward = f"exited with status {entry.raw['status']}", entry.raw, ""
+            text = full if isinstance(full, str) else json.dumps(full, ensure_ascii=False)
+            found.append((entry.t, {"server": alias, "kind": kind, "toward": toward, "label": label,
+                                    "full": text[:FULL_TEXT]}))
+    if not found:
         return []
-    events.sort(key=lambda e: e[0])
-    start = events[0][0]
-    lines = [f"+{(t - start) * 1000:7.1f} ms  {text}"[:WIDTH] for t, text in events]
+    found.sort(key=lambda e: e[0])
+    start = found[0][0]
+    return [{"ms": round((t - start) * 1000, 1), **event} for t, event in found]
+
+
+def line_for(event: Dict[str, Any]) -> str:
+    alias, label = event["server"], event["label"]
+    if event["toward"] == "server":
+        return f"client -> {alias:<8} {label}"
+    if event["toward"] == "client":
+        return f"{alias:<8} -> client {label}"
+    if event["kind"] == "dropped":
+        return f"{alias:<8}    ({label})"
+    return f"{alias:<8}    {label}"
+
+
+def trace_lines(journals: List[Journal], limit: Optional[int] = None,
+                events: Optional[List[Dict[str, Any]]] = None) -> List[str]:
+    """The item's wire conversation as text, oldest first; with `limit`, its last lines."""
+    events = wire_events(journals) if events is None else events
+    lines = [f"+{event['ms']:7.1f} ms  {line_for(event)}"[:WIDTH] for event in events]
     if limit is not None and len(lines) > limit:
         return [f"({len(lines) - limit} earlier lines; --trace shows all)"] + lines[-limit:]
     return lines

@@ -74,7 +74,7 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
     items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS if i.number in wanted]
 
     def verdict(v: Verdict) -> None:
-        channel.send("verdict", verdict=v.to_json(with_trace=True), hung=v.hung)
+        channel.send("verdict", verdict=v.to_json(with_trace=True, with_wire=True), hung=v.hung)
 
     verdicts = run_items(items, target, on_verdict=verdict, limit=float(request["limit"]),
                          on_phase=lambda item, phase: channel.send(phase, number=item.number))

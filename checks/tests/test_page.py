@@ -1,0 +1,117 @@
+"""`--html FILE`: the run as one page, each item's conversation a sequence diagram,
+server text never markup; rendered for real in headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from checks.harness import Verdict
+from checks.page import folded, page
+from checks.target import ROOT
+
+HOSTILE = '<script>alert("owned")</script>\x1b[2J<img src=x onerror=alert(1)>'
+
+
+def event(ms: float, kind: str, toward: str, text: str, server: str = "notes") -> Dict[str, Any]:
+    return {"ms": ms, "server": server, "kind": kind, "toward": toward, "label": text, "full": text}
+
+
+def test_server_text_is_text_never_markup_and_each_item_has_its_anchor() -> None:
+    wire = [event(0.0, "request", "server", "tools/call #1 read_note"),
+            event(0.4, "iserror", "client", HOSTILE),
+            event(0.5, "exit", "", "exited with status 3", server=HOSTILE)]
+    verdicts = [Verdict(3, "paging", "pages", "fail", 0.1, f"got: {HOSTILE}", wire=wire),
+                Verdict(12, "E2-list-changes", "changes", "pass", 0.1, "fine")]
+    text = page("MCP client lab · starter", "1/2 passed", verdicts)
+    assert 'id="item-3"' in text and 'id="item-E2"' in text and 'href="#item-E2"' in text
+    assert "<script" not in text and "<img" not in text and "\x1b" not in text
+    assert "&lt;script&gt;" in text and "\\x1b[2J" in text
+    assert text.count("<svg") == 1  # E2 had no conversation: it says so instead of drawing nothing
+
+
+def test_a_long_run_of_alike_messages_is_folded_to_its_ends() -> None:
+    wire = [event(float(i), "request", "server", f"tools/list #{i} cursor=c{i}") for i in range(10)]
+    rows = folded(wire)
+    assert [r.get("fold") for r in rows] == [None, None, 7, None]
+    assert rows[-1]["label"] == "tools/list #9 cursor=c9"  # the last one is kept: where it ended
+
+
+def test_html_to_a_directory_that_does_not_exist_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "checks", "1", "--html", str(tmp_path / "no" / "r.html")],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT, env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 2 and "--html wants a file in a directory that exists" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def pixels(png: bytes) -> List[bytes]:
+    """The rows of an 8-bit RGB or RGBA PNG (what Chromium writes), unfiltered."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    at, data, width, height, channels = 8, b"", 0, 0, 0
+    while at < len(png):
+        length, kind = struct.unpack(">I4s", png[at:at + 8])
+        body = png[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and colour in (2, 6)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            data += body
+        at += 12 + length
+    raw, stride = zlib.decompress(data), width * channels
+    rows: List[bytes] = []
+    previous = bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up, corner = previous[x], previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + left) & 0xFF
+            elif kind == 2:
+                line[x] = (line[x] + up) & 0xFF
+            elif kind == 3:
+                line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                guess = left + up - corner
+                near = min((abs(guess - left), 0, left), (abs(guess - up), 1, up), (abs(guess - corner), 2, corner))
+                line[x] = (line[x] + near[2]) & 0xFF
+        rows.append(b"".join(bytes(line[i:i + 3]) for i in range(0, stride, channels)))  # RGB only
+        previous = line
+    return rows
+
+
+def chromium() -> str:
+    found = shutil.which("chromium")
+    if found is None:
+        if os.environ.get("MCP_LAB_SHIPPED"):
+            pytest.fail("headless Chromium is needed here (apt-get install chromium); CI installs it")
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); CI runs this test")
+    return found
+
+
+@pytest.mark.timeout(180)
+def test_the_starters_failing_item_renders_its_conversation_in_chromium(tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "checks", "2", "--html", str(report)], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 1 and report.exists()  # the exit status stays the verdicts'
+    browser = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars", "--window-size=1000,900"]
+    dom = subprocess.run([*browser, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=120)
+    assert '<section id="item-2">' in dom.stdout and '<svg' in dom.stdout
+    assert 'class="message error"' in dom.stdout  # the -32601 reply, drawn as an arrow
+    shot = tmp_path / "shot.png"
+    subprocess.run([*browser, f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=120)
+    red = bytes((0xDC, 0x26, 0x26))  # the diagram's error colour, used nowhere else on the page
+    drawn = sum(row[i:i + 3] == red for row in pixels(shot.read_bytes()) for i in range(0, len(row), 3))
+    assert drawn > 20, "no error arrow was painted"

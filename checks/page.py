@@ -5,9 +5,9 @@ One self-contained file (no script, no outside resource), readable offline and
 attachable to a grade. Per item: the verdict, its message, and the messages
 between the client and each server from the servers' journals, as arrows
 between lifelines in time order, with the time on the left. Requests are solid,
-replies dashed, errors red, isError results orange, notifications grey; a reply
-withheld (cancelled) or a server that exited is marked on its lifeline where it
-happened. A run of alike messages is folded; each arrow's full message shows on
+replies dashed, errors red, isError results orange, notifications grey; a request
+never answered is red and says so; a reply withheld (cancelled) or a server that
+exited is marked on its lifeline where it happened. A run of alike messages is folded; each arrow's full message shows on
 hover, and all of them under "the messages in full".
 
 Everything here that came from a server or the code under test is escaped
@@ -33,7 +33,7 @@ KEEP = 2  # of a folded run: the first KEEP and the last one are drawn
 MAX_ROWS = 400  # rows drawn per item; the rest are counted
 COLOURS = {"request": "#1f2937", "notification": "#6b7280", "reply": "#1f2937", "error": "#dc2626",
            "iserror": "#c2410c", "server-request": "#1d4ed8", "server-notification": "#6b7280",
-           "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626"}
+           "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626", "unanswered": "#dc2626"}
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #111827; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
@@ -89,7 +89,11 @@ def diagram(events: Sequence[Dict[str, Any]]) -> str:
     for event in events:
         if str(event.get("server")) not in servers:
             servers.append(str(event.get("server")))
-    rows = folded(events)
+    answered = {(e.get("server"), e.get("id")) for e in events if e.get("toward") == "client"}
+    rows = folded([{**e, "label": f"{e.get('label')}: never answered", "kind": "unanswered"}
+                   if e.get("kind") == "request" and (e.get("server"), e.get("id")) not in answered
+                   and not str(e.get("label")).startswith("subscriptions/listen") else e  # open by design
+                   for e in events])
     hidden = max(0, len(rows) - MAX_ROWS)
     rows = rows[:MAX_ROWS]
     x = {"client": LEFT + 40, **{name: LEFT + 40 + LANE * (i + 1) for i, name in enumerate(servers)}}

@@ -99,7 +99,8 @@ def kind_of(entry: Entry) -> Optional[str]:
 def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
     """The item's conversation, oldest first, one dict per message or mishap:
     `ms` (since the first), `server`, `kind`, `toward` ("server" or "client";
-    "" for what happened at the server), `label` (short) and `full` (the JSON)."""
+    "" for what happened at the server), `label` (short), `full` (the JSON) and
+    `id` (the message's JSON-RPC id as JSON, "null" for none)."""
     found: List[Tuple[float, Dict[str, Any]]] = []
     for journal in journals:
         for entry in journal.entries():
@@ -120,7 +121,7 @@ def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
                 label, full, toward = f"exited with status {entry.raw['status']}", entry.raw, ""
             text = full if isinstance(full, str) else json.dumps(full, ensure_ascii=False)
             found.append((entry.t, {"server": alias, "kind": kind, "toward": toward, "label": label,
-                                    "full": text[:FULL_TEXT]}))
+                                    "full": text[:FULL_TEXT], "id": json.dumps(entry.msg.get("id"))}))
     if not found:
         return []
     found.sort(key=lambda e: e[0])

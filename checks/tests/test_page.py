@@ -21,8 +21,8 @@ from checks.target import ROOT
 HOSTILE = '<script>alert("owned")</script>\x1b[2J<img src=x onerror=alert(1)>'
 
 
-def event(ms: float, kind: str, toward: str, text: str, server: str = "notes") -> Dict[str, Any]:
-    return {"ms": ms, "server": server, "kind": kind, "toward": toward, "label": text, "full": text}
+def event(ms: float, kind: str, toward: str, text: str, server: str = "notes", id: str = "null") -> Dict[str, Any]:
+    return {"ms": ms, "server": server, "kind": kind, "toward": toward, "label": text, "full": text, "id": id}
 
 
 def test_server_text_is_text_never_markup_and_each_item_has_its_anchor() -> None:
@@ -115,3 +115,12 @@ def test_the_starters_failing_item_renders_its_conversation_in_chromium(tmp_path
     red = bytes((0xDC, 0x26, 0x26))  # the diagram's error colour, used nowhere else on the page
     drawn = sum(row[i:i + 3] == red for row in pixels(shot.read_bytes()) for i in range(0, len(row), 3))
     assert drawn > 20, "no error arrow was painted"
+
+
+def test_a_request_that_was_never_answered_says_so() -> None:
+    from checks.page import diagram
+    wire = [event(0.0, "request", "server", "tools/call #1 read_note", id="1"),
+            event(0.1, "request", "server", "server/discover #2", id="2"),
+            event(0.3, "reply", "client", "#2 discover result", id="2")]
+    drawn = diagram(wire)
+    assert "tools/call #1 read_note: never answered" in drawn and "server/discover #2: never" not in drawn

@@ -93,6 +93,7 @@ class Sink:
         self.streaming = False
         self.shell = shell
         self.noisy = bool(shell.options.sse)
+        self.lock = threading.Lock()  # a listen stream is written from other requests' threads too
 
     def open_stream(self) -> None:
         self.streaming = True
@@ -124,6 +125,15 @@ class Sink:
         self.handler.wfile.flush()
 
     def send(self, message: Json) -> None:
+        with self.lock:
+            self._send(message)
+
+    def keep_alive(self) -> None:
+        with self.lock:
+            self.handler.wfile.write(b": keep-alive\n\n")
+            self.handler.wfile.flush()
+
+    def _send(self, message: Json) -> None:
         data = json.dumps(message, separators=(",", ":")).encode()
         final = message.get("id") == self.request_id and "method" not in message
         if final and not self.streaming and not self.noisy:
@@ -185,7 +195,8 @@ class HttpShell(StdioShell):
     def tools_changed(self) -> None:
         for stream in list(self._streams):
             try:
-                stream.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
+                stream.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                             "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": stream.request_id}}})
             except OSError:
                 self._streams.discard(stream)
 
@@ -329,14 +340,13 @@ def handler_for(shell: HttpShell) -> type:
             shell._local.sink = sink
             try:
                 if message.get("method") == "subscriptions/listen" and shell.options.era == "current":
+                    shell._streams.add(sink)  # before the acknowledgement: a change after it reaches this stream
                     shell.listen(message)
-                    shell._streams.add(sink)
                     while sink in shell._streams:  # open until the client goes (a write then fails)
                         with shell._changed:
                             shell._changed.wait(1.0)
                         try:
-                            self.wfile.write(b": keep-alive\n\n")
-                            self.wfile.flush()
+                            sink.keep_alive()
                         except OSError:
                             shell._streams.discard(sink)
                     return

@@ -75,6 +75,7 @@ class HttpClient(StdioClient):
         self._get_stream: Optional[anyio.CancelScope] = None
         self._marks: Dict[str, List[Mirror]] = {}  # tool name -> its x-mcp-header marks, from tools/list
         self._renewing = anyio.Lock()
+        self._listening: Dict[str, anyio.Event] = {}  # listen stream id -> set at its first message
 
     @property
     def negotiated(self) -> Optional[str]:
@@ -140,6 +141,16 @@ class HttpClient(StdioClient):
                 raise ServerGone(f"{self.where()}: {exc}") from None
         if message.get("method") == "notifications/initialized":
             self._task_group.start_soon(self._listen_get)
+
+    async def listen(self, notifications: Json) -> None:
+        """Open a listen stream and wait (bounded) for its first message, the server's
+        acknowledgement: over HTTP the stream is its own connection, and a change
+        announced before the server has it would be lost. Over stdio one pipe orders it."""
+        opened = anyio.Event()
+        self._listening[self._next_listen_id()] = opened
+        await super().listen(notifications)
+        with anyio.move_on_after(self.request_timeout):
+            await opened.wait()
 
     async def _cancel(self, request_id: "int | str", reason: str) -> None:
         scope = self._streams.get(request_id)
@@ -235,6 +246,8 @@ class HttpClient(StdioClient):
                 for event in events.feed(chunk):
                     if event.event == "message" and event.data.strip():
                         self._deliver(event.data.encode("utf-8"), request_id)
+                        if isinstance(request_id, str) and request_id in self._listening:
+                            self._listening[request_id].set()
                 if request_id is not None and not self._waiting(request_id):
                     return  # the reply came: the stream has nothing more for us
         except EventTooLarge as exc:

@@ -188,10 +188,13 @@ class StdioClient:
             with anyio.move_on_after(last + limit - anyio.current_time()):
                 await done.wait()
 
+    def _next_listen_id(self) -> str:
+        return f"listen-{len(self._listens) + 1}"
+
     async def listen(self, notifications: Json) -> None:
         """Open a `subscriptions/listen` stream: a request that stays open, so it
         has no timeout and no slot; what comes on it are notifications."""
-        stream_id = f"listen-{len(self._listens) + 1}"
+        stream_id = self._next_listen_id()
         self._listens.append(stream_id)
         await self._send({"jsonrpc": "2.0", "id": stream_id, "method": "subscriptions/listen",
                           "params": with_envelope({"notifications": notifications}, self.capabilities)})

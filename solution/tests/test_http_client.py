@@ -233,3 +233,14 @@ async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_thr
     seen = journal(path)
     assert len([e for e in seen if e["kind"] == "session-started"]) == 2
     assert [e["status"] for e in seen if e["kind"] == "out" and e.get("status") == 404] == [404]
+
+
+async def test_a_tool_list_change_arrives_on_the_listen_stream_and_the_table_follows(serve: Any) -> None:
+    url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT")
+    async with Aggregator(config_of([ServerSpec("tickets", "", url=url)])) as tools:
+        await tools.refresh()
+        assert tools.find("tickets", "plugin.weekly_report") is None
+        version = tools.version
+        await tools.call(tools.find("tickets", "install_plugin").model_name, {})  # type: ignore[union-attr]
+        assert await tools.wait_for_change(version, 30.0)  # bounded: only a lost notification waits it out
+        assert tools.find("tickets", "plugin.weekly_report") is not None

@@ -244,3 +244,17 @@ async def test_a_tool_list_change_arrives_on_the_listen_stream_and_the_table_fol
         await tools.call(tools.find("tickets", "install_plugin").model_name, {})  # type: ignore[union-attr]
         assert await tools.wait_for_change(version, 30.0)  # bounded: only a lost notification waits it out
         assert tools.find("tickets", "plugin.weekly_report") is not None
+
+
+@pytest.mark.parametrize("era", ["current", "legacy"])
+async def test_a_call_that_becomes_a_task_is_followed_to_its_result_over_http(serve: Any, tmp_path: Path,
+                                                                              era: str) -> None:
+    path = tmp_path / "tickets.jsonl"
+    url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT", "--era", era, "--journal", str(path))
+    async with Aggregator(config_of([ServerSpec("tickets", "", url=url, prefer_tasks=True)])) as tools:
+        await tools.refresh()
+        result = await tools.call(tools.find("tickets", "export_tickets").model_name,  # type: ignore[union-attr]
+                                  {"format": "csv"})
+        assert not result.get("isError"), result
+    methods = [e["msg"].get("method") for e in journal(path) if e["kind"] == "in" and "msg" in e]
+    assert "tasks/get" in methods or "tasks/result" in methods  # followed as a task, not a plain call

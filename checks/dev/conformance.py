@@ -69,13 +69,25 @@ def node_binary(cache: Path) -> str:
     return str(wheel)
 
 
+def npm_command(node: str) -> List[str]:
+    """npm run by the Node that will run the suite.
+
+    The wheel's `bin/npm` is a copy of npm's launcher, not the symlink a Node
+    release ships, so its `require('../lib/cli.js')` resolves beside the copy
+    and fails. npm's own entry script under `lib/node_modules` has no such
+    relative lookup; running it with `node` also keeps a machine's older npm
+    (whatever `npm` on PATH is) out of the install.
+    """
+    cli = Path(node).parent.parent / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    return [node, str(cli)] if cli.exists() else ["npm"]
+
+
 def suite_entry(cache: Path, node: str) -> Path:
     entry = cache / "suite" / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
     if not entry.exists():
         print(f"conformance: installing {SUITE}@{SUITE_VERSION} into {cache / 'suite'}", file=sys.stderr)
         (cache / "suite").mkdir(parents=True, exist_ok=True)
-        npm = Path(node).parent / "npm"
-        command = [str(npm)] if npm.exists() else ["npm"]
+        command = npm_command(node)
         env = {**os.environ, "PATH": f"{Path(node).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         subprocess.run([*command, "install", "--no-audit", "--no-fund", "--silent", f"{SUITE}@{SUITE_VERSION}"],
                        cwd=cache / "suite", check=True, timeout=900, env=env)

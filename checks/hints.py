@@ -82,9 +82,10 @@ HINTS: Dict[str, List[str]] = {
            "equal scores in catalogue order, at most `limit`."],
     "E5": ["The program wants data, the model wants text. Where does each come from?",
            "labs/GUIDE.md, section 11.5 (structured results).",
-           "structured_data returns the result's structuredContent when the tool has an outputSchema "
-           "and the result passed its check; for an isError result (even one that carries "
-           "structuredContent), or no entry, None."],
+           "structured_data returns a successful result's structuredContent as it came (None when it "
+           "has none), with or without an outputSchema: call_tool has already turned a result that breaks "
+           "its schema into an isError. For an isError result (even one that carries structuredContent), "
+           "or no entry (entry is None), None."],
     "E6": ["A task can say working, input_required, completed, failed or cancelled. Which ones end the wait?",
            "labs/GUIDE.md, section 11.6 (tasks).",
            "settled returns state.result for completed (a dict, isError or not), an error_result naming "
@@ -95,7 +96,8 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
            "with minimum and maximum, boolean, an array of choices ('choices'); anything else raises "
-           "Unsupported. Set secret when SECRET_WORDS matches the name, title or description."],
+           "Unsupported. The title is the schema's title, or the property's name when it has none. Set "
+           "secret when SECRET_WORDS matches the name, title, description or format."],
     "E8": ["A type checker can only refuse a wrong value if the stub names the values that are right. "
            "Which Python type lists exact values?",
            "labs/GUIDE.md, section 11.8 (code mode).",

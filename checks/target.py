@@ -30,7 +30,9 @@ class Target:
     package: str  # the importable name it was loaded under
 
     def module(self, name: str) -> Any:
-        return sys.modules[f"{self.package}.{name}"]
+        # Imported on first use: a module no other module imports (sse, say) is
+        # still the learner's, loaded from the learner's package.
+        return importlib.import_module(f"{self.package}.{name}")
 
     def display_path(self, file: str) -> str:
         try:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-MODEL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# \Z, not $: `$` also matches before a final "\n", so "report\n" would pass.
+MODEL_NAME_PATTERN = re.compile(r"\A[A-Za-z0-9_-]{1,64}\Z")
 MAX_MODEL_NAME = 64
 HASH_LENGTH = 8
 _ILLEGAL = re.compile(r"[^A-Za-z0-9_-]")

@@ -210,7 +210,8 @@ class StdioClient:
         if not is_number(progress):
             return  # not a progress report: nothing to show, nothing to extend
         self._progress_at[token] = anyio.current_time()
-        handler(float(progress), float(total) if is_number(total) else None, str(params.get("message", "")))
+        message = params.get("message")
+        handler(float(progress), float(total) if is_number(total) else None, message if isinstance(message, str) else "")
         # <<< extension E3
 
     async def notify(self, method: str, params: Optional[Json] = None) -> None:

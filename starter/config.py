@@ -22,7 +22,7 @@ from .errors import ConfigError
 
 # Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
 # which is the separator in `mcp__<alias>__<tool>`.
-ALIAS_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+ALIAS_PATTERN = re.compile(r"\A[A-Za-z0-9_-]{1,32}\Z")  # \Z: `$` would let a final "\n" in
 SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
                "progressResetsTimeout", "inheritEnv", "protocolVersion",
                "toolTimeouts", "taskTimeout", "preferTasks", "url", "headers", "type"}

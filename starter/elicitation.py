@@ -91,8 +91,9 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
     # >>> extension E7 (elicitation): from a property's schema to a form field
     # TODO extension E7: turn one property of the requested schema into a FormField:
     # a string (with a known format, or a choice when it lists values), a number or
-    # integer (with its bounds), a boolean, or an array of choices. Anything else:
-    # raise Unsupported with the reason (labs/GUIDE.md 11.7).
+    # integer (with its bounds), a boolean, or an array of choices, labelled with its
+    # title (the property's name when it has none). Anything else: raise
+    # Unsupported with the reason (labs/GUIDE.md 11.7).
     raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
     # <<< extension E7
 

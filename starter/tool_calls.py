@@ -107,6 +107,7 @@ def structured_data(entry: Optional[ToolEntry], result: Json) -> Any:
     """The result as data for the program (the model reads the text blocks)."""
     # >>> extension E5 (structured results): checked data for the caller, or None
     # TODO extension E5: the program gets no data. Return the result's
-    # structuredContent (already checked against the outputSchema) unless it is an error.
+    # structuredContent as it came (call_tool already checked it against any
+    # outputSchema), or None for an error result or when there is no entry.
     return None
     # <<< extension E5

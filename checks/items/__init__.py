@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Dict
 
+from checks.contracts import contracted
 from checks.exercises import EXERCISES
 from checks.harness import Item
 from checks.items.code import code_mode
@@ -29,19 +30,19 @@ ITEMS = [
     Item(1, "connect", "connects over stdio; replies matched by id; close leaves no process",
          connects, "stdio_client.py", "StdioClient"),
     Item(2, "protocol-error", "a protocol error rejects its request at once with the server's code",
-         protocol_error, "stdio_client.py", "StdioClient.on_line", EXERCISES[1]),
+         contracted("1", protocol_error), "stdio_client.py", "StdioClient.on_line", EXERCISES[1]),
     Item(3, "paging", "all three note tools found across pages; cursors sent back verbatim",
-         paging, "discovery.py", "list_all_tools", EXERCISES[2]),
+         contracted("2", paging), "discovery.py", "list_all_tools", EXERCISES[2]),
     Item(4, "translation", "MCP tools become model tools; title, annotations, outputSchema stay client-side",
          translation, "translate.py", "to_anthropic_tool"),
     Item(5, "collision", "both search tools under distinct names, each reaching its own server",
          collision, "naming.py", "model_tool_name", EXERCISES[3]),
     Item(6, "model-names", "every model-facing name is legal; long, twin and dotted names stay unique",
-         names_fit, "naming.py", "model_tool_name", EXERCISES[3]),
+         contracted("3", names_fit), "naming.py", "model_tool_name", EXERCISES[3]),
     Item(7, "error-classes", "isError results come back verbatim; unknown names and bad arguments too",
          error_classes, "aggregator.py", "Aggregator.call"),
     Item(8, "offline", "a broken server goes to the offline table with a reason; the rest keep working",
-         offline, "aggregator.py", "Aggregator.refresh", EXERCISES[4],
+         contracted("4", offline), "aggregator.py", "Aggregator.refresh", EXERCISES[4],
          waits=f"a silent server ({SILENT_TIMEOUT:g} s per request) and a slow one "
                f"({SLOW_DISCOVERY_LIMIT:g} s for its whole discovery)"),
     Item(9, "agent-loop", "the agent loop: model picks a name, server gets the original, a step limit",
@@ -50,23 +51,23 @@ ITEMS = [
 
 EXTENSION_ITEMS = [
     Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
-         consent, "consent.py", "runs_without_asking"),
+         contracted("E1", consent), "consent.py", "runs_without_asking"),
     Item(12, "E2-list-changes", "a changed tool list is re-listed; old names stay, new tools appear",
          list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s"),
     Item(13, "E3-progress", "progress reaches the caller in order, stops at the reply, resets the timeout",
-         progress, "stdio_client.py", "StdioClient._on_progress", waits="a call that outlasts its timeout"),
+         contracted("E3", progress), "stdio_client.py", "StdioClient._on_progress", waits="a call that outlasts its timeout"),
     Item(14, "E4-many-tools", "stable meta-tools find a tool among 500 by words and call it",
-         many_tools, "meta_tools.py", "rank"),
+         contracted("E4", many_tools), "meta_tools.py", "rank"),
     Item(15, "E5-structured", "structured results reach the program as data; the model gets text",
-         structured, "tool_calls.py", "structured_data"),
+         contracted("E5", structured), "tool_calls.py", "structured_data"),
     Item(16, "E6-tasks", "tasks: polled to the end, failed and cancelled said plainly, both eras",
-         tasks, "tasks.py", "settled", waits="a task past its limit, 1 s"),
+         contracted("E6", tasks), "tasks.py", "settled", waits="a task past its limit, 1 s"),
     Item(17, "E7-elicitation", "a server's question becomes a form; the answer is checked and sent back",
-         elicitation, "elicitation.py", "field_from_schema"),
+         contracted("E7", elicitation), "elicitation.py", "field_from_schema"),
     Item(18, "E8-code-mode", "code mode: a script checked against typed stubs, run in the sandbox, calls consented",
-         code_mode, "stubs.py", "literal", waits="an endless script, 2 s of running time"),
+         contracted("E8", code_mode), "stubs.py", "literal", waits="an endless script, 2 s of running time"),
     Item(19, "E9-remote", "remote servers: event streams read into messages; an ended stream resumed",
-         remote, "sse.py", "EventStream._line", waits="the server's retry before resuming, 1.5 s"),
+         contracted("E9", remote), "sse.py", "EventStream._line", waits="the server's retry before resuming, 1.5 s"),
 ]
 
 

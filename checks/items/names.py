@@ -14,7 +14,7 @@ from checks.items.evidence import aggregator_for, edit, refreshed, result_of
 from checks.target import Target
 
 
-MODEL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MODEL_NAME = re.compile(r"\A[A-Za-z0-9_-]{1,64}\Z")  # \Z: `$` matches before a final "\n"
 LONG = "summarize_open_tickets_by_queue_priority_and_assignee_for_weekly_review"
 TWIN_CSV = "export_ticket_history_including_comments_and_attachments_for_audit_as_csv"
 TWIN_JSON = "export_ticket_history_including_comments_and_attachments_for_audit_as_json"
@@ -131,7 +131,8 @@ async def names_fit(target: Target, lab: Lab) -> str:
                 raise Fail(f"expected: whenever the name had to change (cut, or a character "
                            f"replaced), it ends with \"_\" + short_hash(alias, tool)\n"
                            f"got: {original!r} became {entry.model_name!r}, without {suffix!r}"
-                           f"{clash_of(original, entry.model_name, tools)}{where}")
+                           f"{wrong_hash(target, original, entry.model_name) or clash_of(original, entry.model_name, tools)}"
+                           f"{where}")
         for original, entry in picked.items():
             await tools.call(entry.model_name, {})
             received = lab.journal("tickets").calls()[-1].msg["params"]["name"]
@@ -147,6 +148,22 @@ def why_illegal(name: str) -> str:
     odd = sorted({c for c in name if not MODEL_NAME.match(c)})
     said = [f"{len(name)} chars"] + ([f"{', '.join(repr(c) for c in odd)} not allowed"] if odd else [])
     return "; ".join(said)
+
+
+def wrong_hash(target: Target, original: str, model_name: str) -> str:
+    """When the name does end in a hash, but not of the original alias and name:
+    say what it hashed instead, where that can be told."""
+    found = re.search(r"_([0-9a-f]{8})\Z", model_name)
+    if found is None:
+        return ""
+    hashed = found.group(1)
+    legal = re.sub(r"[^A-Za-z0-9_-]", "_", original)
+    for what, text in (("the changed name", legal), ("the prefixed name", f"{PREFIX}{original}"),
+                       ("the changed prefixed name", re.sub(r"[^A-Za-z0-9_-]", "_", f"{PREFIX}{original}"))):
+        if target.naming.short_hash("tickets", text) == hashed or target.naming.short_hash(text, "") == hashed:
+            return (f"; it ends with a hash of {what} ({text!r}), where short_hash takes the alias and the "
+                    f"tool's name as the server sent it")
+    return "; it ends with a hash, but not short_hash(alias, tool_name) of the name the server sent"
 
 
 def clash_of(original: str, model_name: str, tools: Any) -> str:

@@ -62,7 +62,14 @@ async def offline(target: Target, lab: Lab) -> str:
         journal = lab.journals[-1]
         async with await aggregator_for(target, lab, [spec], discovery_timeout=SLOW_DISCOVERY_LIMIT) as tools:
             await survive_refresh(target, lab, tools, "slow", journal)
-            why = tools.offline.get("slow-tickets") if isinstance(tools.offline, dict) else None
+            table = tools.offline if isinstance(tools.offline, dict) else {}
+            why = table.get("slow-tickets")
+            if "slow-tickets" in table and not (isinstance(why, str) and why.strip()):
+                raise Fail(f"expected: a server whose discovery takes longer than the per-server limit "
+                           f"({SLOW_DISCOVERY_LIMIT:g} s here) goes to the offline table with a reason that "
+                           f"says why\njournal: slow-tickets {tickets_state(journal)}\n"
+                           f"got: it is in the offline table, and its reason is {why!r}: a TimeoutError has "
+                           f"no text of its own, so str(exc) says nothing; reason(exc) does{where}")
             if not why and "slow-tickets" not in getattr(tools, "connections", {}):
                 raise Fail(f"expected: a server whose discovery takes longer than the per-server limit "
                            f"({SLOW_DISCOVERY_LIMIT:g} s here, self.discovery_timeout) goes to the offline table "

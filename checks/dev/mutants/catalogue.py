@@ -56,6 +56,26 @@ CANCELLED = '''    if state.status == "cancelled":
         said = state.message or "no reason given"
 '''
 
+PAGER = '''    cursor: Optional[str] = None
+    for _ in range(max_pages):
+        params: Json = {} if cursor is None else {"cursor": cursor}
+        page = await server.request("tools/list", params)
+        tools.extend(page_tools(page))
+        # Only a missing (or null) nextCursor ends the list: not a short page,
+        # not an empty one. "" is a real cursor. Pass it back untouched.
+        cursor = page.get("nextCursor")
+        if cursor is None:
+            return tools
+'''
+PAGER_BY_KEY = '''    params: Json = {}
+    for _ in range(max_pages):
+        page = await server.request("tools/list", params)
+        tools.extend(page_tools(page))
+        if "nextCursor" not in page:
+            return tools
+        params = {"cursor": page["nextCursor"]}
+'''
+
 CATALOGUE: Tuple[LearnerMutant, ...] = (
     # -- exercise 1: a reply carries either a result or an error -----------------
     LearnerMutant("only results are handled (the starter)", "1",
@@ -82,6 +102,8 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        cursor = None\n        tools.extend({\"name\": \"add_note\", \"inputSchema\": {}}"
                   " for _ in range(1) if \"add_note\" not in str(tools))\n",
                   "3", ("1 tools/list request(s)", "nextCursor ''")),
+    LearnerMutant("only an absent nextCursor ends the list: null is sent back", "2", PAGER, PAGER_BY_KEY,
+                  "3", ("clause 2.1", '"cursor": null')),
     # -- exercise 3: prefix, cut and hash -----------------------------------------
     LearnerMutant("no prefix: the tool's own name", "3", NAMED, "    return tool_name\n", "5",
                   ("one search shadows the other",)),
@@ -94,6 +116,13 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("\\w lets letters beyond ASCII through", "3", NAMED,
                   '    legal = re.sub(r"[^\\w-]", "_", name)\n    if legal == name and len(name) <= MAX_MODEL_NAME:\n'
                   '        return name\n', "6", ("'é' not allowed",)),
+    LearnerMutant("a namer that checks legality with $, which matches before a final newline", "3", NAMED,
+                  '    legal = _ILLEGAL.sub("_", name)\n    if re.match(r"^[A-Za-z0-9_-]{1,64}$", name):\n'
+                  '        return name\n', "6", ("clause 3.1", "report\\n")),
+    LearnerMutant("the hash of the changed name, not of the name the server sent", "3",
+                  "    return f\"{legal[:keep]}_{short_hash(alias, tool_name)}\"\n",
+                  "    return f\"{legal[:keep]}_{short_hash(alias, legal[len(alias) + 7:])}\"\n", "6",
+                  ("a hash of the changed name",)),
     # -- exercise 4: a limit and a try/except per server ----------------------------
     LearnerMutant("no limit on each server's discovery", "4", LIMITED,
                   "                found[spec.alias] = await self.connect(spec)\n", "8",
@@ -111,6 +140,9 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("no try/except: one failure sinks the refresh", "4",
                   "            except Exception as exc:  # any failure: record why, keep the rest\n",
                   "            except ArithmeticError as exc:\n", "8", ("sank the whole refresh",)),
+    LearnerMutant("the reason as str(exc): a timeout's is empty", "4",
+                  "                offline[spec.alias] = reason(exc)\n", "                offline[spec.alias] = str(exc)\n",
+                  "8", ("its reason is ''", "reason(exc) does")),
     # -- E1: consent ------------------------------------------------------------------
     LearnerMutant("a missing readOnlyHint read as true", "E1",
                   '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
@@ -144,10 +176,18 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("progress that does not note its time", "E3",
                   "        self._progress_at[token] = anyio.current_time()\n", "", "E3",
                   ("progressResetsTimeout", "_progress_at")),
+    LearnerMutant("the time of a report on the wall clock, not the event loop's", "E3",
+                  "        self._progress_at[token] = anyio.current_time()\n",
+                  "        self._progress_at[token] = __import__(\"time\").time()\n", "E3",
+                  ("clause E3.2", "event loop's clock")),
     # -- E5: structured results ------------------------------------------------------------
     LearnerMutant("structuredContent handed over even from an error", "E5",
                   '    if result.get("isError") or entry is None:\n        return None\n', "", "E5",
                   ("isError result gives the program no data",)),
+    LearnerMutant("no check that there is an entry", "E5",
+                  '    if result.get("isError") or entry is None:\n',
+                  '    if result.get("isError") or entry.output_schema is None:\n', "E5",
+                  ("clause E5.2", "raised AttributeError")),
     # -- E6: tasks ----------------------------------------------------------------------------
     LearnerMutant("only completed ends the wait", "E6", '    if state.status == "failed":', "    if False:",
                   "E6", ("status failed ends the wait", "asked tasks/get again")),
@@ -165,6 +205,10 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   'timeout=math.inf))\n',
                   '            outcome.setdefault("result", {"content": []})\n', "E6",
                   ("comes from tasks/result", "0 tasks/result"), file="task_runner.py"),
+    LearnerMutant("a completed task's isError result rewrapped as a failure", "E6",
+                  "        return state.result\n    if state.status == \"failed\":",
+                  '        if state.result.get("isError"):\n            return error_result("The task failed.")\n'
+                  "        return state.result\n    if state.status == \"failed\":", "E6", ("clause E6.1",)),
     # -- E7: elicitation --------------------------------------------------------------------------
     LearnerMutant("every field a text field", "E7", '    kind = schema.get("type")\n',
                   '    return FormField(name, "text", str(name), "", required)\n', "E7",
@@ -178,6 +222,9 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        reply[\"result\"] = await answer(elicitor, alias, params, related_task(params))\n",
                   "        reply[\"result\"] = {\"action\": \"decline\"}\n", "E7",
                   ("the person was asked 0 time(s)",), file="server_requests.py"),
+    LearnerMutant("a missing title left empty, not the property's name", "E7",
+                  'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
+                  ("title '' (want 'ratio')",)),
     # -- E8: code mode --------------------------------------------------------------------------------
     LearnerMutant("enums typed as plain strings", "E8",
                   "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
@@ -192,6 +239,9 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
                   "        shown_values.append(repr(value))\n    return f\"Literal[{', '.join(shown_values)}]\"\n",
                   "E8", ("tune_alerts",)),
+    LearnerMutant("enum strings written in double quotes by hand", "E8", "shown_values.append(repr(value))",
+                  "shown_values.append(f\'\"{value}\"\' if isinstance(value, str) else repr(value))", "E8",
+                  ("clause E8.1", "not a Python expression")),
     # -- E9: remote servers ---------------------------------------------------------------------------
     LearnerMutant("a blank line never ends the event", "E9", "            return self._dispatch()\n",
                   "            return None\n", "E9", ("no message was read from those streams",)),
@@ -210,6 +260,9 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   ("was never asked to resume it",)),
     LearnerMutant("the retry field ignored", "E9", "            self.retry_ms = int(value)\n", "            pass\n",
                   "E9", ("the retry field was not used",)),
+    LearnerMutant("retry checked with str.isdigit, which '²' passes", "E9",
+                  "        elif name == \"retry\" and value.isascii() and value.isdigit():\n",
+                  "        elif name == \"retry\" and value.isdigit():\n", "E9", ("clause E9.3", "raised ValueError")),
 )
 
 

@@ -1,0 +1,257 @@
+"""Each region's duties, written once as clauses, and the judge that holds a
+learner's region to them over many inputs, the reference client as oracle.
+
+An item proves a region from one scenario on the wire; a clause proves one
+duty over a whole set of inputs chosen for it (null, empty, 0, negative,
+non-ASCII digits, NUL, quotes, a trailing newline, very long, the wrong JSON
+type). For every input the learner's function and the reference's run side
+by side, and the clause compares what it observes of each (a return value, an
+exception's type, what a fake server received), never an error's wording.
+
+The inputs are drawn once by Hypothesis (`python -m checks.dev.contracts
+--write`, from each clause's `inputs` strategy, plus its `edges`) and kept in
+`checks/contracts/corpus/`: every run, on every machine and Hypothesis
+version, judges the same inputs, and the self-check never imports Hypothesis.
+A red clause shows the smallest input that tells the two apart.
+
+The clauses of a region are also the text the guide shows for it (a test
+holds labs/GUIDE.md to `render`), so the duty a learner reads is the duty
+the judge checks.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import anyio
+
+from checks.exercises import EXERCISES, EXTENSIONS
+from checks.fixtures import Lab
+from checks.harness import Fail, ItemBody
+from checks.target import Target, load_target
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+# What a clause looks at: the package's modules (a Target) and one input, to an
+# observation made of plain data (or an awaitable of one).
+Look = Callable[[Target, Any], Any]
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception as an observation: its type's name, never its wording."""
+
+    kind: str
+
+    def __str__(self) -> str:
+        return f"raised {self.kind}"
+
+
+@dataclass(frozen=True)
+class Told:
+    """An observation put in words (compared by its words, which are ours)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Clause:
+    id: str  # "E9.4": the region, then the clause's number in it
+    duty: str  # one sentence starting "must" or "must not"
+    source: str  # the protocol text or lab rule it comes from; says where the lab decides
+    look: Look
+    show: Callable[[Any], str] = repr  # an input as the learner should read it
+    edges: Tuple[Any, ...] = ()  # inputs always judged, whatever the strategy draws
+    inputs: Optional[Callable[[Any], Any]] = None  # hypothesis.strategies -> a strategy of inputs
+    count: int = 150  # how many inputs the strategy contributes to the corpus
+    raises: Tuple[str, ...] = ()  # exceptions the reference itself raises on some inputs (a test holds it)
+    # Clauses are judged in order and the first red one is reported; an earlier
+    # clause may rely on nothing a later one proves.
+
+
+@dataclass(frozen=True)
+class Contract:
+    region: str  # "1".."4" for the exercises, "E1".."E9" for the extensions
+    subject: str  # the function the region is in
+    clauses: Tuple[Clause, ...] = field(default_factory=tuple)
+
+    def clause(self, clause_id: str) -> Clause:
+        return next(c for c in self.clauses if c.id == clause_id)
+
+
+def contracts() -> Dict[str, Contract]:
+    """Every region's contract, by region (imported here: the items import this module)."""
+    from checks.contracts import code, extensions, names, offline, remote, tasks, wire
+    found: Dict[str, Contract] = {}
+    for module in (wire, names, offline, extensions, tasks, code, remote):
+        for contract in module.CONTRACTS:
+            found[contract.region] = contract
+    return found
+
+
+def corpus_file(region: str) -> Path:
+    return CORPUS / f"{region}.json"
+
+
+@lru_cache(maxsize=None)
+def corpus(region: str) -> Dict[str, List[Any]]:
+    """Clause id -> its inputs, as written by `checks.dev.contracts --write`."""
+    try:
+        return dict(json.loads(corpus_file(region).read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(f"the contract corpus for {region} is missing or unreadable "
+                           f"({corpus_file(region)}): run python -m checks.dev.contracts --write") from exc
+
+
+@lru_cache(maxsize=1)
+def reference() -> Target:
+    """The reference client: the oracle every clause compares against."""
+    return load_target("solution")
+
+
+async def observe(clause: Clause, package: Target, example: Any) -> Any:
+    """What `clause` sees of `package` on `example`; an exception is an observation too."""
+    try:
+        seen = clause.look(package, copy.deepcopy(example))  # a function may change its input
+        if inspect.isawaitable(seen):
+            seen = await seen
+        return seen
+    except Exception as exc:  # the learner's code may raise anything: that is what we compare
+        return Raised(type(exc).__name__)
+
+
+def size(example: Any) -> Tuple[int, str]:
+    """Smaller first: by length as JSON, then by text, so the choice never varies."""
+    text = json.dumps(example, ensure_ascii=False, sort_keys=True, default=repr)
+    return len(text), text
+
+
+def said(observation: Any) -> str:
+    if isinstance(observation, (Raised, Told)):
+        return str(observation)
+    text = repr(observation)
+    return "returned " + (text if len(text) <= 160 else text[:159] + "…")
+
+
+async def counterexample(clause: Clause, target: Target,
+                         examples: List[Any]) -> Optional[Tuple[Any, Any, Any]]:
+    """An input on which the target and the reference differ, with both observations:
+    the first of the clause's edges that does, else the smallest drawn one."""
+    oracle = reference()
+    got: List[Any] = [None] * len(examples)
+    want: List[Any] = [None] * len(examples)
+
+    async def one(into: List[Any], package: Target, index: int) -> None:
+        into[index] = await observe(clause, package, examples[index])
+
+    # All at once: an input whose server never answers costs its time limit once
+    # for the whole clause, not once per input. Each input has servers of its own.
+    async with anyio.create_task_group() as group:
+        for index in range(len(examples)):
+            group.start_soon(one, got, target, index)
+            group.start_soon(one, want, oracle, index)
+    found = [(examples[i], got[i], want[i]) for i in range(len(examples)) if got[i] != want[i]]
+    if not found:
+        return None
+    # A chosen edge, in the order the clause lists them (the plainest first), tells
+    # more than a drawn input; among drawn ones the smallest is the clearest.
+    edges = [json.dumps(e, sort_keys=True) for e in clause.edges]
+    listed = [f for f in found if json.dumps(f[0], sort_keys=True) in edges]
+    if listed:
+        return min(listed, key=lambda f: edges.index(json.dumps(f[0], sort_keys=True)))
+    return min(found, key=lambda f: size(f[0]))
+
+
+def where(target: Target, region: str) -> str:
+    if region.startswith("E"):
+        extension = EXTENSIONS[region]
+        return (f"\nedit: {target.display_path(extension.file)}, {extension.function} "
+                f"(extension {region}: {extension.summary}); read labs/GUIDE.md {extension.guide}")
+    exercise = EXERCISES[int(region)]
+    return (f"\nedit: {target.display_path(exercise.file)}, {exercise.function} "
+            f"(exercise {exercise.number}: {exercise.summary})")
+
+
+async def hold(target: Target, region: str) -> str:
+    """Judge every clause of `region`; Fail with the first red one's input.
+    The clauses run at once (their servers are their own); the first red one
+    in the contract's order is the one reported, so the message never varies."""
+    contract = contracts()[region]
+    inputs = corpus(region)
+    found: Dict[str, Optional[Tuple[Any, Any, Any]]] = {}
+    for clause in contract.clauses:
+        if not inputs.get(clause.id):
+            raise RuntimeError(f"the contract corpus has no inputs for clause {clause.id}")
+
+    async def judge(clause: Clause) -> None:
+        found[clause.id] = await counterexample(clause, target, inputs[clause.id])
+
+    async with anyio.create_task_group() as group:
+        for clause in contract.clauses:
+            group.start_soon(judge, clause)
+    for clause in contract.clauses:
+        red = found[clause.id]
+        if red is not None:
+            example, got, want = red
+            raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
+                       f"got: on {clause.show(example)}, your {contract.subject} {said(got)}; "
+                       f"the reference {said(want)}{where(target, region)}")
+    judged = sum(len(inputs[c.id]) for c in contract.clauses)
+    return f"{len(contract.clauses)} clauses held over {judged} inputs"
+
+
+def render(region: str) -> str:
+    """The clauses as the guide shows them, between its contract markers."""
+    contract = contracts()[region]
+    lines = [f"<!-- contract {region}: written from checks/contracts by python -m checks.dev.contracts --guide -->",
+             f"What the checks hold `{contract.subject}` to, each clause over many inputs against the "
+             "reference (a red one shows the input that tells them apart):", ""]
+    lines += [f"- **{c.id}** {c.duty[0].upper()}{c.duty[1:]}. *({c.source})*" for c in contract.clauses]
+    lines.append(f"<!-- /contract {region} -->")
+    return "\n".join(lines)
+
+
+GUIDE_BLOCK = re.compile(r"<!-- contract (\w+):.*?<!-- /contract \1 -->", re.S)
+
+
+def guide_blocks(text: str) -> Dict[str, str]:
+    """Region -> its contract block as the guide has it."""
+    return {m.group(1): m.group(0) for m in GUIDE_BLOCK.finditer(text)}
+
+
+def contracted(region: str, scenario: "ItemBody") -> "ItemBody":
+    """An item body that judges `scenario` (the wire, from the journals) and the
+    region's contract (in memory) at the same time: the scenario's failure is
+    told first, since it is what the learner's run did; then the contract's."""
+    async def body(target: Target, lab: Lab) -> str:
+        held: Dict[str, Any] = {}
+
+        async def contract() -> None:
+            try:
+                held["said"] = await hold(target, region)
+            except Fail as failed:
+                held["failed"] = failed
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(contract)
+            try:
+                said = await scenario(target, lab)
+            except BaseException:
+                group.cancel_scope.cancel()  # the scenario's verdict stands; stop the contract's work
+                raise
+        if "failed" in held:
+            raise held["failed"]
+        return f"{said}; {held['said']}"
+    body.__name__ = getattr(scenario, "__name__", "body")
+    body.__doc__ = scenario.__doc__
+    return body

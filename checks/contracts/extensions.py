@@ -1,0 +1,273 @@
+"""E1, E3, E4, E5: consent (`runs_without_asking`), progress
+(`StdioClient._on_progress`), ranking (`rank`) and structured results
+(`structured_data`), each a function of what a server listed or sent.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional
+
+import anyio
+
+from checks.contracts import Clause, Contract, Told
+from checks.contracts.wire import json_values
+from checks.target import Target
+
+ABSENT = "<absent>"
+
+
+def entry(package: Target, tool: Dict[str, Any], alias: str = "srv") -> Any:
+    name = str(tool.get("name", "tool"))
+    return package.module("translate").ToolEntry(alias, name, f"mcp__{alias}__{name}", tool)
+
+
+# -- E1: consent --------------------------------------------------------------------
+
+
+def tool_with(annotations: Any) -> Dict[str, Any]:
+    tool: Dict[str, Any] = {"name": "read", "inputSchema": {"type": "object"}}
+    if annotations != ABSENT:
+        tool["annotations"] = annotations
+    return tool
+
+
+def asks(package: Target, case: Dict[str, Any]) -> Told:
+    free = package.consent.runs_without_asking(entry(package, tool_with(case["annotations"])), case["trusted"])
+    if not isinstance(free, bool):
+        return Told(f"returned {free!r:.40}, not a bool")
+    return Told("let the call run without asking" if free else "asked first")
+
+
+def show_consent(case: Dict[str, Any]) -> str:
+    shown = "no annotations" if case["annotations"] == ABSENT else f"annotations {case['annotations']!r:.100}"
+    return f"a tool with {shown} on a {'trusted' if case['trusted'] else 'untrusted'} server"
+
+
+def hints(st: Any) -> Any:
+    flag = st.sampled_from([True, False, None, 1, 0, "true", "yes", [], {}, 1.0])
+    keys = st.sampled_from(["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "title"])
+    return st.one_of(st.just(ABSENT), st.dictionaries(keys, flag, max_size=4), json_values(st))
+
+
+def consent_cases(st: Any, trusted: Optional[bool] = None) -> Any:
+    trust = st.booleans() if trusted is None else st.just(trusted)
+    return st.fixed_dictionaries({"annotations": hints(st), "trusted": trust})
+
+
+# -- E3: progress -------------------------------------------------------------------
+
+
+def progress_seen(package: Target, case: Dict[str, Any]) -> Told:
+    """Hand the reports to `_on_progress` with two requests waiting on tokens
+    of their own, and say what reached each."""
+    client = package.stdio_client.StdioClient(package.config.ServerSpec("judge", "python"))
+    reached: Dict[str, List[Any]] = {}
+    for token in case["tokens"]:
+        reached[repr(token)] = []
+        client._progress[token] = (lambda key: lambda p, t, m: reached[key].append([p, t, m]))(repr(token))
+    for params in case["reports"]:
+        client._on_progress(params)
+    parts = [f"request {key} was told {calls}" for key, calls in reached.items()]
+    return Told("; ".join(parts))
+
+
+def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
+    client = package.stdio_client.StdioClient(package.config.ServerSpec("judge", "python"))
+    token = case["tokens"][0]
+    client._progress[token] = lambda p, t, m: None
+    before = anyio.current_time()
+    client._on_progress({"progressToken": token, "progress": 1})
+    after = anyio.current_time()
+    at = client._progress_at.get(token)
+    if not isinstance(at, (int, float)) or not before <= at <= after:
+        return Told(f"noted the report's time as {at!r}, not on the event loop's clock "
+                    "(anyio.current_time()), which is what the wait compares it with")
+    return Told("noted the report's time on the event loop's clock")
+
+
+def show_progress(case: Dict[str, Any]) -> str:
+    return (f"requests waiting on progress tokens {', '.join(repr(t) for t in case['tokens'])} and the "
+            f"reports {case['reports']!r:.200}")
+
+
+def numberish(st: Any) -> Any:
+    return st.one_of(st.integers(-5, 100), st.floats(allow_nan=True, allow_infinity=True),
+                     st.sampled_from([None, True, False, "5", "", [], {}]))
+
+
+def reports(st: Any) -> Any:
+    def build(tokens: List[Any], steps: List[Dict[str, Any]]) -> Dict[str, Any]:
+        made = []
+        for step in steps:
+            params = {k: v for k, v in step.items() if v != ABSENT and k != "pick"}
+            pick = step["pick"]
+            params["progressToken"] = tokens[pick] if pick < len(tokens) else pick
+            made.append(params)
+        return {"tokens": tokens, "reports": made}
+    tokens = st.lists(st.one_of(st.integers(0, 3), st.sampled_from(["1", "0", "a", ""])), min_size=2,
+                      max_size=2, unique_by=lambda t: (type(t).__name__, t))
+    step = st.fixed_dictionaries({"pick": st.sampled_from([0, 1, 0, 1, 7]),
+                                  "progress": st.one_of(st.just(ABSENT), numberish(st)),
+                                  "total": st.one_of(st.just(ABSENT), numberish(st)),
+                                  "message": st.one_of(st.just(ABSENT), st.text(max_size=6), st.none(),
+                                                       st.integers(0, 3))})
+    return st.builds(build, tokens, st.lists(step, max_size=6))
+
+
+# -- E4: ranking --------------------------------------------------------------------
+
+
+def ranked(package: Target, case: Dict[str, Any]) -> Any:
+    entries = [entry(package, {"name": t["name"], "title": t["title"], "description": t["description"],
+                               "inputSchema": {"type": "object"}}) for t in case["tools"]]
+    found = package.meta_tools.rank(case["query"], entries, case["limit"])
+    return [getattr(e, "original_name", e) for e in found]
+
+
+def ranked_set(package: Target, case: Dict[str, Any]) -> Told:
+    found = ranked(package, case)
+    return Told(f"returned {sorted(map(str, found))}")
+
+
+def show_rank(case: Dict[str, Any]) -> str:
+    tools = "; ".join(f"{t['name']} (title {t['title']!r}, description {t['description']!r})"
+                      for t in case["tools"])
+    return f"the query {case['query']!r} with limit {case['limit']} over [{tools}]"
+
+
+VOCABULARY = ["note", "notes", "search", "ticket", "Ticket", "read", "open", "queue", "stats", "résumé",
+              "export", "2", "a"]
+
+
+def catalogues(st: Any, cut: bool) -> Any:
+    word = st.sampled_from(VOCABULARY)
+    text = st.lists(word, max_size=4).map(" ".join)
+    name = st.lists(word, min_size=1, max_size=3).map(lambda ws: "_".join(w.lower() for w in ws))
+    tool = st.fixed_dictionaries({"name": name, "title": text, "description": text})
+
+    def build(query: str, tools: List[Dict[str, str]], limit: int) -> Dict[str, Any]:
+        for number, tool in enumerate(tools):  # names unique, as one server's are
+            tool["name"] = f"{tool['name']}.{number}"
+        return {"query": query, "tools": tools, "limit": limit if cut else len(tools) + 1}
+    query = st.one_of(text, st.sampled_from(["", "  ", "NOTE", "note.search", "read_note", "ticket?"]))
+    return st.builds(build, query, st.lists(tool, max_size=6), st.integers(0, 3))
+
+
+# -- E5: structured results ---------------------------------------------------------
+
+
+def data(package: Target, case: Dict[str, Any]) -> Any:
+    tool: Optional[Dict[str, Any]] = None
+    if case["entry"] != "none":
+        tool = {"name": "t", "inputSchema": {"type": "object"}}
+        if case["entry"] == "with outputSchema":
+            tool["outputSchema"] = {"type": "object"}
+    result = {k: v for k, v in case["result"].items() if v != ABSENT}
+    return package.module("tool_calls").structured_data(entry(package, tool) if tool else None, result)
+
+
+def show_data(case: Dict[str, Any]) -> str:
+    result = {k: v for k, v in case["result"].items() if v != ABSENT}
+    where = "no entry (not a known tool)" if case["entry"] == "none" else f"a tool {case['entry']}"
+    return f"{where} and the result {result!r:.160}"
+
+
+def results(st: Any, entries: List[str], errors: List[Any]) -> Any:
+    result = st.fixed_dictionaries({
+        "content": st.just([{"type": "text", "text": "ok"}]),
+        "isError": st.sampled_from(errors),
+        "structuredContent": st.one_of(st.just(ABSENT), json_values(st))})
+    return st.fixed_dictionaries({"entry": st.sampled_from(entries), "result": result})
+
+
+def case_of(entry_kind: str, **result: Any) -> Dict[str, Any]:
+    return {"entry": entry_kind, "result": {"content": [{"type": "text", "text": "ok"}], **result}}
+
+
+CONTRACTS = (
+    Contract("E1", "runs_without_asking", (
+        Clause("E1.1", "must let a call run without asking only when the server is trusted and the "
+                       "tool's readOnlyHint is the JSON boolean true; missing, null, 1 or \"true\" ask",
+               "MCP: annotations are hints from the server, and the spec's default for readOnlyHint is "
+               "false; the lab counts only true", asks, show_consent,
+               edges=({"annotations": {"readOnlyHint": True}, "trusted": True},
+                      {"annotations": ABSENT, "trusted": True}, {"annotations": {"readOnlyHint": 1}, "trusted": True},
+                      {"annotations": {"readOnlyHint": "true"}, "trusted": True},
+                      {"annotations": None, "trusted": True}, {"annotations": {"readOnlyHint": None}, "trusted": True}),
+               inputs=lambda st: consent_cases(st, True), count=60),
+        Clause("E1.2", "must ask for every tool of an untrusted server, whatever its annotations claim",
+               "lab rule: an untrusted server's claims count for nothing", asks, show_consent,
+               edges=({"annotations": {"readOnlyHint": True}, "trusted": False},),
+               inputs=lambda st: consent_cases(st, False), count=40),
+    )),
+    Contract("E3", "StdioClient._on_progress", (
+        Clause("E3.1", "must hand each report to the request whose progressToken it carries (1 and \"1\" "
+                       "are different tokens), with progress, total (None unless a finite number) and "
+                       "message (\"\" when absent); must ignore a report for no waiting request and one "
+                       "whose progress is not a finite number (null, \"5\", true, NaN)",
+               "MCP progress: the token is the request's own; the lab ignores malformed reports",
+               progress_seen, show_progress,
+               edges=({"tokens": [1, 2], "reports": [{"progressToken": 2, "progress": 1, "total": 4},
+                                                     {"progressToken": 1, "progress": 3}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": "1", "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": None}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": True}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 2, "total": "4"}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "message": "half"}]}),
+               inputs=reports, count=120),
+        Clause("E3.2", "must note when each report came on the event loop's clock (anyio.current_time()), "
+                       "the clock the request's wait compares it with",
+               "lab rule: a progress report extends the timeout; another clock would extend it for ever",
+               progress_clock, show_progress, edges=({"tokens": [1, 2], "reports": []},
+                                                     {"tokens": ["a", 0], "reports": []}),
+               inputs=reports, count=20),
+    )),
+    Contract("E4", "rank", (
+        Clause("E4.1", "must return exactly the entries that match at least one query word (in the name "
+                       "split at '_' and '.', the title or the description) and leave out the rest",
+               "lab rule: search_tools returns only matches", ranked_set, show_rank,
+               edges=({"query": "ticket", "limit": 9, "tools": [
+                   {"name": "read_note", "title": "Read a note", "description": "by id"},
+                   {"name": "open_ticket", "title": "", "description": ""}]},
+                   {"query": "", "limit": 9, "tools": [{"name": "a", "title": "a", "description": "a"}]}),
+               inputs=lambda st: catalogues(st, False), count=120),
+        Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
+                       "description, best first, and keep the catalogue's order among equal scores",
+               "lab rule (guide section 11.4)", ranked, show_rank,
+               edges=({"query": "note search", "limit": 9, "tools": [
+                   {"name": "list_tags", "title": "", "description": "note search"},
+                   {"name": "search", "title": "note", "description": ""},
+                   {"name": "search_note", "title": "", "description": ""}]},),
+               inputs=lambda st: catalogues(st, False), count=120),
+        Clause("E4.3", "must return at most `limit` entries, the best ones (none for a limit of 0)",
+               "lab rule: the model asked for that many", ranked, show_rank,
+               edges=({"query": "note", "limit": 0, "tools": [{"name": "note", "title": "", "description": ""}]},),
+               inputs=lambda st: catalogues(st, True), count=80),
+    )),
+    Contract("E5", "structured_data", (
+        Clause("E5.1", "must give the program nothing (None) for an error result, even one carrying "
+                       "structuredContent",
+               "MCP: an isError result is the tool's failure; no schema vouches for its data", data, show_data,
+               edges=(case_of("with outputSchema", isError=True, structuredContent={"id": "n-9"}),),
+               inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [True]), count=30),
+        Clause("E5.2", "must give None, and not raise, when there is no entry (a call that reached no "
+                       "known tool)",
+               "lab rule: the agent loop passes None for an unknown or meta tool", data, show_data,
+               edges=(case_of("none", isError=False, structuredContent={"id": 1}),
+                      case_of("none", isError=ABSENT, structuredContent=ABSENT)),
+               inputs=lambda st: results(st, ["none"], [False, True, ABSENT]), count=30),
+        Clause("E5.3", "must give a successful result's structuredContent as it came (None when it has "
+                       "none), for a tool with or without an outputSchema: call_tool has already turned a "
+                       "result that breaks its schema into an error",
+               "MCP: structuredContent is the tool's data; the lab hands it over unchanged", data, show_data,
+               edges=(case_of("with outputSchema", isError=False, structuredContent={"id": "n-1"}),
+                      case_of("with outputSchema", isError=ABSENT, structuredContent={}),
+                      case_of("without outputSchema", isError=False, structuredContent=[1, 2]),
+                      case_of("with outputSchema", isError=False, structuredContent=0)),
+               inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [False, ABSENT]),
+               count=60),
+    )),
+)
+
+

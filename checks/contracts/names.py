@@ -1,0 +1,98 @@
+"""Exercise 3's contract: `model_tool_name(alias, tool_name)`.
+
+The alias comes from the config, which allows 1-32 of [A-Za-z0-9_-] and no
+'__'; the tool name comes from a server and may be any string at all.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict
+
+from checks.contracts import Clause, Contract, Told
+from checks.target import Target
+
+LEGAL = re.compile(r"[A-Za-z0-9_-]{1,64}")  # fullmatch: `$` would let a final "\n" through
+ALIAS_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+PREFIX = "mcp__{alias}__"
+
+
+def name_of(package: Target, case: Dict[str, str]) -> Any:
+    return package.naming.model_tool_name(case["alias"], case["tool"])
+
+
+def legal(package: Target, case: Dict[str, str]) -> Told:
+    name = name_of(package, case)
+    if isinstance(name, str) and LEGAL.fullmatch(name):
+        return Told("returned a legal name")
+    return Told(f"returned {name!r:.120}, which is not 1-64 of [A-Za-z0-9_-]")
+
+
+def unique(package: Target, case: Dict[str, Any]) -> Told:
+    first = name_of(package, {"alias": case["alias"], "tool": case["tools"][0]})
+    second = name_of(package, {"alias": case["alias"], "tool": case["tools"][1]})
+    return Told("gave them two names" if first != second else f"gave both the name {first!r}")
+
+
+def show(case: Dict[str, Any]) -> str:
+    if "tools" in case:
+        return f"alias {case['alias']!r} with tools {case['tools'][0]!r} and {case['tools'][1]!r}"
+    return f"alias {case['alias']!r}, tool {case['tool']!r}"
+
+
+def aliases(st: Any) -> Any:
+    return st.text(ALIAS_CHARS, min_size=1, max_size=32).filter(lambda a: "__" not in a)
+
+
+def any_names(st: Any) -> Any:
+    # Anything a server can send: every category of character, NUL, newlines,
+    # non-ASCII letters and digits, lone surrogates, and names past 64 characters.
+    return st.fixed_dictionaries({"alias": aliases(st), "tool": st.one_of(
+        st.text(max_size=80), st.text(ALIAS_CHARS + ".", max_size=90),
+        st.text(ALIAS_CHARS, min_size=40, max_size=70))})
+
+
+def fitting_names(st: Any) -> Any:
+    def fits(case: Dict[str, str]) -> bool:
+        return len(PREFIX.format(alias=case["alias"]) + case["tool"]) <= 64
+    return st.fixed_dictionaries({"alias": aliases(st), "tool": st.text(ALIAS_CHARS, max_size=60)}).filter(fits)
+
+
+def twins(st: Any) -> Any:
+    # Two names that become alike once a character is replaced or a tail cut.
+    def pair(stem: str, swap: str, tail: str) -> Any:
+        return [stem + "." + tail, stem + swap + tail]
+    stems = st.text(ALIAS_CHARS, max_size=70)
+    return st.fixed_dictionaries({"alias": aliases(st), "tools": st.builds(
+        pair, stems, st.sampled_from(["_", "-", " ", "é", "/"]), st.text(ALIAS_CHARS, max_size=10))})
+
+
+CONTRACTS = (Contract("3", "model_tool_name", (
+    Clause("3.1", "must return a name every model API takes: 1 to 64 of A-Z, a-z, 0-9, '_' and '-', "
+                  "and nothing after them (not even a final newline)",
+           "model APIs' tool-name rule; MCP only recommends a character set", legal, show,
+           edges=({"alias": "a", "tool": "report\n"}, {"alias": "a", "tool": ""},
+                  {"alias": "a", "tool": "\0"}, {"alias": "a", "tool": "résumé"},
+                  {"alias": "a", "tool": "x²"}, {"alias": "a", "tool": "weekly report"},
+                  {"alias": "srv", "tool": "q" * 200}),
+           inputs=any_names),
+    Clause("3.2", "must keep a name that is legal and fits exactly as it is: mcp__<alias>__<tool>",
+           "lab rule: a name changes only when it must", name_of, show,
+           edges=({"alias": "notes", "tool": "search"}, {"alias": "a", "tool": ""},
+                  {"alias": "tickets", "tool": "count_open_tickets_per_owner_and_queue_for_review_"}),
+           inputs=fitting_names),
+    Clause("3.3", "must change a name that does not fit by replacing each character outside "
+                  "[A-Za-z0-9_-] with '_', keeping mcp__<alias>__, cutting only as far as 64 characters in "
+                  "all require, and ending with '_' and short_hash(alias, tool_name) of the name as the "
+                  "server sent it",
+           "lab rule (guide section 5): a changed name carries a hash of the original", name_of, show,
+           edges=({"alias": "tickets", "tool": "queue.stats"}, {"alias": "a", "tool": "report\n"},
+                  {"alias": "a", "tool": "é"}, {"alias": "a", "tool": "x" * 51},
+                  {"alias": "a", "tool": "x" * 52}, {"alias": "a", "tool": "x" * 60 + "."}),
+           inputs=any_names),
+    Clause("3.4", "must give two different tools of one server two different names",
+           "MCP: names are unique within a server, so the client must keep them apart", unique, show,
+           edges=({"alias": "tickets", "tools": ["queue.stats", "queue_stats"]},
+                  {"alias": "t", "tools": ["x" * 70 + ".csv", "x" * 70 + ".json"]}),
+           inputs=twins),
+)),)

@@ -1,0 +1,234 @@
+"""E6 and E7: when a task's snapshot ends the wait (`settled`), and one
+property of a server's requested schema as a form field (`field_from_schema`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from checks.contracts import Clause, Contract, Told
+from checks.contracts.wire import json_values
+from checks.target import Target
+
+ABSENT = "<absent>"
+# Server text the reference shows as it came (no control characters, short):
+# the clauses judge what an error result names, not how text is made safe.
+PLAIN = "abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789-_.:'\"é"
+
+
+# -- E6: settled --------------------------------------------------------------------
+
+
+def ending(package: Target, case: Dict[str, Any]) -> Told:
+    TaskState = package.module("tasks").TaskState
+    state = TaskState(case["task"], case["status"], case.get("message", ""),
+                      result=case.get("result"), error=case.get("error"))
+    out = package.module("tasks").settled(state)
+    if out is None:
+        return Told("said the task is still running (None)")
+    if case["status"] == "completed":
+        return Told("returned the stored result" if out == case.get("result") else f"returned {out!r:.120}")
+    if not isinstance(out, dict):
+        return Told(f"returned {out!r:.80}, not a tool result")
+    text = " ".join(str(b.get("text", "")) for b in out.get("content") or [] if isinstance(b, dict))
+    facts = ["isError true" if out.get("isError") is True else "no isError true"]
+    error = case.get("error")
+    if case["status"] == "failed" and isinstance(error, dict):
+        facts.append(("naming" if str(error["code"]) in text else "not naming") + " the error's code")
+        if error["message"]:
+            facts.append(("naming" if error["message"] in text else "not naming") + " its message")
+    elif case.get("message"):
+        facts.append(("naming" if case["message"] in text else "not naming") + " the statusMessage")
+    if case["status"] == "cancelled":
+        facts.append("saying it was cancelled" if "cancel" in text.lower() else "not saying it was cancelled")
+    if case["status"] == "failed":
+        facts.append("saying it failed" if "fail" in text.lower() else "not saying it failed")
+    return Told("returned an error result with " + ", ".join(facts))
+
+
+def show_task(case: Dict[str, Any]) -> str:
+    shown = {k: v for k, v in case.items() if k != "task"}
+    return f"a task snapshot {shown!r:.200}"
+
+
+def snapshots(st: Any, statuses: List[str]) -> Any:
+    words = st.text(PLAIN, max_size=24)
+    error = st.one_of(st.none(), st.fixed_dictionaries(
+        {"code": st.integers(-33000, 40000), "message": words}))
+    result = st.one_of(st.fixed_dictionaries({"content": st.just([{"type": "text", "text": "done"}])},
+                                             optional={"isError": st.booleans(),
+                                                       "structuredContent": json_values(st)}),
+                       st.just({}))
+    return st.fixed_dictionaries({"task": st.just("t-1"), "status": st.sampled_from(statuses),
+                                  "message": words, "result": result, "error": error})
+
+
+def task(status: str, **fields: Any) -> Dict[str, Any]:
+    return {"task": "t-1", "status": status, "message": "", "result": None, "error": None, **fields}
+
+
+# -- E7: field_from_schema ----------------------------------------------------------
+
+
+def field_of(package: Target, case: Dict[str, Any]) -> Any:
+    made = package.elicitation.field_from_schema(case["name"], case["schema"], case["required"])
+    return made
+
+
+def kind(package: Target, case: Dict[str, Any]) -> Told:
+    made = field_of(package, case)
+    options = [[value, str(label)] for value, label in (getattr(made, "options", None) or [])]
+    return Told(f"made a {getattr(made, 'kind', '?')!r} field with options {options}, format "
+                f"{getattr(made, 'format', '')!r}, bounds {getattr(made, 'minimum', None)!r} to "
+                f"{getattr(made, 'maximum', None)!r}, required {getattr(made, 'required', None)!r}, "
+                f"default {getattr(made, 'default', None)!r}")
+
+
+def labels(package: Target, case: Dict[str, Any]) -> Told:
+    made = field_of(package, case)
+    return Told(f"labelled it {getattr(made, 'title', None)!r} with the description "
+                f"{getattr(made, 'description', None)!r}")
+
+
+def refused(package: Target, case: Dict[str, Any]) -> Told:
+    try:
+        field_of(package, case)
+    except Exception as exc:
+        if type(exc).__name__ == "Unsupported":
+            return Told("refused it (Unsupported)")
+        raise
+    return Told("made a field of it")
+
+
+def secret(package: Target, case: Dict[str, Any]) -> Told:
+    made = field_of(package, case)
+    return Told("flagged it as asking for a secret" if getattr(made, "secret", None) is True
+                else "did not flag it as a secret")
+
+
+def show_field(case: Dict[str, Any]) -> str:
+    return f"the property {case['name']!r} with schema {case['schema']!r:.180} (required {case['required']})"
+
+
+def titles(st: Any) -> Any:
+    return st.one_of(st.just(ABSENT), st.none(), st.just(""), st.text(PLAIN, max_size=12))
+
+
+def with_text(schema: Any, title: Any, description: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema  # not a schema at all: nothing to label
+    for key, value in (("title", title), ("description", description)):
+        if value != ABSENT:
+            schema[key] = value
+    return schema
+
+
+def simple_schemas(st: Any) -> Any:
+    number = st.one_of(st.integers(-5, 500), st.floats(-10, 10, allow_nan=False))
+    bounds = {"minimum": number, "maximum": number}
+    lengths = {"minLength": st.integers(0, 50), "maxLength": st.integers(0, 500)}
+    values = st.lists(st.text(PLAIN, min_size=1, max_size=6), min_size=1, max_size=4, unique=True)
+    return st.one_of(
+        st.fixed_dictionaries({"type": st.just("string")}, optional={
+            "format": st.sampled_from(["email", "uri", "date", "date-time"]), **lengths,
+            "default": st.text(PLAIN, max_size=5)}),
+        st.fixed_dictionaries({"type": st.sampled_from(["number", "integer"])},
+                              optional={**bounds, "default": number}),
+        st.fixed_dictionaries({"type": st.just("boolean")}, optional={"default": st.booleans()}),
+        st.fixed_dictionaries({"type": st.just("string"), "enum": values}),
+        st.builds(lambda vs: {"type": "string", "oneOf": [{"const": v, "title": v.upper()} for v in vs]}, values),
+        st.builds(lambda vs: {"type": "array", "items": {"type": "string", "enum": vs}}, values))
+
+
+def field_cases(st: Any, schemas: Any, names: Any = None) -> Any:
+    schema = st.builds(with_text, schemas, titles(st), titles(st))
+    return st.fixed_dictionaries({"name": names if names is not None else st.text(PLAIN, min_size=1, max_size=10),
+                                  "schema": schema, "required": st.booleans()})
+
+
+def odd_schemas(st: Any) -> Any:
+    return st.one_of(
+        json_values(st),
+        st.fixed_dictionaries({"type": st.sampled_from(["object", "null", "str", "array", "string", "bool",
+                                                        "Number", ""])},
+                              optional={"format": st.sampled_from(["email", "password", "uuid", "", "EMAIL"]),
+                                        "items": json_values(st), "properties": st.just({})}),
+        st.builds(lambda t: {"type": t}, json_values(st)))
+
+
+SECRET_NAMES = ["password", "api_key", "apiKey", "token", "pin", "PIN", "pin code", "pinned", "pine",
+                "client secret", "ssn", "cvv", "passphrase", "name", "email", "note", "keyboard"]
+
+
+def field(name: str, schema: Any, required: bool = False) -> Dict[str, Any]:
+    return {"name": name, "schema": schema, "required": required}
+
+
+CONTRACTS = (
+    Contract("E6", "settled", (
+        Clause("E6.1", "must return the stored result for a completed task exactly as it is, an isError "
+                       "result included (that is the tool's error, for the model), and raise "
+                       "ProtocolViolation when a completed task has no result object",
+               "MCP tasks: a completed task's result is the tool's result", ending, show_task,
+               edges=(task("completed", result={"content": [], "isError": True}),
+                      task("completed", result={"content": [{"type": "text", "text": "ok"}]}),
+                      task("completed", result={}), task("completed", result=None),
+                      task("completed", result=[1])),
+               inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
+        Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
+                       "and names the server's error code and message, or its statusMessage when the "
+                       "server sent no error object",
+               "MCP tasks: a failed task carries the JSON-RPC error", ending, show_task,
+               edges=(task("failed", error={"code": -32603, "message": "disk full"}),
+                      task("failed", message="ran out of time"), task("failed")),
+               inputs=lambda st: snapshots(st, ["failed"]), count=40),
+        Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
+                       "cancelled, with the statusMessage, whoever cancelled it",
+               "MCP tasks: cancelled is a terminal status, and a server may cancel on its own",
+               ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled")),
+               inputs=lambda st: snapshots(st, ["cancelled"]), count=30),
+        Clause("E6.4", "must return None (keep waiting) while the task is working or input_required, "
+                       "whatever else the snapshot carries",
+               "MCP tasks: only completed, failed and cancelled are terminal", ending, show_task,
+               edges=(task("working"), task("input_required"),
+                      task("working", result={"content": []}, error={"code": 1, "message": "x"})),
+               inputs=lambda st: snapshots(st, ["working", "input_required"]), count=30),
+    )),
+    Contract("E7", "field_from_schema", (
+        Clause("E7.1", "must make the field's kind from the schema (text, number, integer, boolean, a "
+                       "choice from enum or oneOf const, choices from an array of them) and keep its "
+                       "format, bounds (minimum/maximum, or minLength/maxLength for text), default and "
+                       "whether it is required",
+               "MCP elicitation, form mode: the restricted schema kinds", kind, show_field,
+               edges=(field("priority", {"type": "string", "enum": ["low", "high"]}, True),
+                      field("note", {"type": "string", "maxLength": 200}),
+                      field("count", {"type": "integer", "minimum": 0, "maximum": 0}),
+                      field("when", {"type": "string", "format": "date"}),
+                      field("ok", {"type": "boolean", "default": False}),
+                      field("tags", {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}})),
+               inputs=lambda st: field_cases(st, simple_schemas(st)), count=120),
+        Clause("E7.2", "must label the field with the schema's title, or the property's name when the "
+                       "title is missing or empty, and keep the description (\"\" when there is none)",
+               "lab rule: the specification leaves the label open; the name is what the server called it",
+               labels, show_field,
+               edges=(field("note", {"type": "string"}), field("note", {"type": "string", "title": ""}),
+                      field("note", {"type": "string", "title": None, "description": None}),
+                      field("note", {"type": "string", "title": "Your note", "description": "max 200"})),
+               inputs=lambda st: field_cases(st, simple_schemas(st)), count=60),
+        Clause("E7.3", "must refuse with Unsupported, and nothing else, any schema a form cannot show: not "
+                       "an object, no type or an unknown one, an object or null type, an unknown format, "
+                       "an array without a fixed set of values",
+               "MCP elicitation, form mode: only flat primitive fields", refused, show_field,
+               edges=(field("x", {"type": "object", "properties": {}}), field("x", {}), field("x", None),
+                      field("x", {"type": "uuid"}), field("x", {"type": "string", "format": "password"}),
+                      field("x", {"type": "array"}), field("x", {"type": "array", "items": {"type": "string"}}),
+                      field("x", "string"), field("x", {"type": ["string", "null"]})),
+               inputs=lambda st: field_cases(st, odd_schemas(st)), count=120),
+        Clause("E7.4", "must flag a field whose name, title, description or format asks for a password, "
+                       "token, key, PIN or other secret, and no other",
+               "MCP elicitation: form mode must not be used to ask for secrets", secret, show_field,
+               edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
+                      field("note", {"type": "string", "title": "API key"})),
+               inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES)), count=80),
+    )),
+)

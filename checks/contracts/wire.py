@@ -1,0 +1,210 @@
+"""Exercises 1 and 2: a reply to a waiting request (`StdioClient.on_line`), and
+paging through `tools/list` (`list_all_tools`), each judged in memory: a reply
+handed to `on_line` for a request that is waiting, and a scripted server that
+answers pages and writes down what it was sent.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional
+
+from checks.contracts import Clause, Contract, Raised, Told
+from checks.target import Target
+
+ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
+
+
+# -- exercise 1: one reply, one waiting request ------------------------------------
+
+
+def outcome(package: Target, reply: Dict[str, Any]) -> Any:
+    """How the waiting request ends when `reply` comes in for its id."""
+    client = package.stdio_client.StdioClient(package.config.ServerSpec("judge", "python"))
+    request_id, slot = client._pending.open("notes/judge")
+    client.on_line(json.dumps({"jsonrpc": "2.0", "id": request_id, **reply}).encode())
+    if not slot.done.is_set():
+        return Told("left the request waiting (it would wait for its whole timeout)")
+    if slot.error is None:
+        return Told(f"resolved it with {slot.result!r:.100}")
+    error = slot.error
+    if type(error).__name__ == "McpError":
+        return Told(f"rejected it with McpError(code={getattr(error, 'code', None)!r}, "
+                    f"message={getattr(error, 'message', None)!r:.60}, data={getattr(error, 'data', None)!r:.60})")
+    return Told(f"rejected it with {type(error).__name__}")
+
+
+def show_reply(reply: Dict[str, Any]) -> str:
+    return f"the reply {json.dumps({'jsonrpc': '2.0', 'id': 1, **reply})[:140]}"
+
+
+def json_values(st: Any) -> Any:
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.text(max_size=8),
+                        st.floats(allow_nan=False, allow_infinity=False))
+    return st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                         st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+                        max_leaves=6)
+
+
+def results(st: Any) -> Any:
+    return st.builds(lambda value: {"result": value}, json_values(st))
+
+
+def errors(st: Any) -> Any:
+    codes = st.one_of(st.integers(-40000, 40000), st.booleans(), st.text(max_size=6), st.none())
+    shaped = st.fixed_dictionaries({"code": codes}, optional={"message": st.one_of(st.text(max_size=30),
+                                                                                   json_values(st)),
+                                                              "data": json_values(st)})
+    return st.builds(lambda error: {"error": error}, st.one_of(shaped, json_values(st)))
+
+
+def neither(st: Any) -> Any:
+    return st.dictionaries(st.sampled_from(["_meta", "jsonrpc2", "results", "errors", "method_"]),
+                           json_values(st), max_size=2)
+
+
+# -- exercise 2: a scripted server's pages ------------------------------------------
+
+
+class ScriptedPages:
+    """Answers tools/list from a script of pages and writes down every params it got.
+    Past the script it answers a last, empty page: a client that asks again is
+    seen asking, not stopped by an error of ours."""
+
+    era = "current"
+
+    def __init__(self, pages: List[Dict[str, Any]]) -> None:
+        self.pages = pages
+        self.sent: List[Any] = []
+
+    async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
+                      timeout: Optional[float] = None) -> Dict[str, Any]:
+        self.sent.append(params)
+        step = len(self.sent) - 1
+        page = self.pages[step] if step < len(self.pages) else {"tools": [], "nextCursor": ABSENT}
+        tools = [{"name": name, "inputSchema": {"type": "object"}} for name in page["tools"]]
+        reply: Dict[str, Any] = {"tools": tools}
+        if page["nextCursor"] != ABSENT:
+            reply["nextCursor"] = page["nextCursor"]
+        return reply
+
+    async def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
+        return None
+
+
+async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
+    server = ScriptedPages(case["pages"])
+    try:
+        tools = await package.discovery.list_all_tools(server, max_pages=case["max_pages"])
+        ended: Any = [t.get("name") if isinstance(t, dict) else t for t in tools]
+    except Exception as exc:
+        ended = Raised(type(exc).__name__)
+    return {"server": server, "ended": ended}
+
+
+async def cursors(package: Target, case: Dict[str, Any]) -> Told:
+    seen = await listed(package, case)
+    sent, pages = seen["server"].sent, case["pages"]
+    for number, params in enumerate(sent):
+        cursor = (params or {}).get("cursor", ABSENT) if isinstance(params, dict) else params
+        before = pages[number - 1]["nextCursor"] if 0 < number <= len(pages) else ABSENT
+        if number == 0 and cursor != ABSENT:
+            return Told(f"sent cursor {cursor!r} with the first request, where the first has none")
+        if number > 0 and cursor is None:
+            return Told(f"sent \"cursor\": null with request {number + 1}")
+        if number > 0 and before in (None, ABSENT):
+            continue  # a request after the last page: clause 2.2's to judge
+        if number > 0 and (cursor != before or type(cursor) is not type(before)):
+            shown_cursor = "no cursor" if cursor == ABSENT else f"cursor {cursor!r}"
+            return Told(f"sent {shown_cursor} with request {number + 1}, after a page whose "
+                        f"nextCursor was {'absent' if before == ABSENT else repr(before)}")
+    return Told("sent every cursor back as it came")
+
+
+async def pages_asked(package: Target, case: Dict[str, Any]) -> Told:
+    seen = await listed(package, case)
+    return Told(f"asked for {len(seen['server'].sent)} page(s)")
+
+
+async def tools_returned(package: Target, case: Dict[str, Any]) -> Any:
+    return (await listed(package, case))["ended"]
+
+
+def as_cursor(value: Any) -> str:
+    return "null" if value is None else repr(value)
+
+
+def show_pages(case: Dict[str, Any]) -> str:
+    shown = []
+    for page in case["pages"]:
+        cursor = "no nextCursor" if page["nextCursor"] == ABSENT else f"nextCursor {as_cursor(page['nextCursor'])}"
+        shown.append(f"[{', '.join(page['tools']) or 'no tools'}; {cursor}]")
+    return f"pages {' '.join(shown)} with max_pages={case['max_pages']}"
+
+
+def cursor_values(st: Any) -> Any:
+    # Cursors are opaque strings: "", NUL, quotes, spaces, non-ASCII, and strings
+    # that look like the end ("null", "None", "0").
+    return st.one_of(st.sampled_from(["", "0", "null", "None", " ", "\0", '"', "end"]), st.text(max_size=12))
+
+
+def scripts(st: Any) -> Any:
+    """A server's pages: some tools each (maybe none), cursors in between, and a
+    last page whose nextCursor is absent or null."""
+    def build(middle: List[Any], last_tools: List[str], last: str, max_pages: int) -> Dict[str, Any]:
+        pages = [{"tools": tools, "nextCursor": cursor} for tools, cursor in middle]
+        pages.append({"tools": last_tools, "nextCursor": None if last == "null" else ABSENT})
+        for number, page in enumerate(pages):  # names unique across the list, as a server's are
+            page["tools"] = [f"{name}{number}_{i}" for i, name in enumerate(page["tools"])]
+        return {"pages": pages, "max_pages": max_pages}
+    tools = st.lists(st.sampled_from(["read", "search", "add", "tag"]), max_size=3)
+    return st.builds(build, st.lists(st.tuples(tools, cursor_values(st)), max_size=5), tools,
+                     st.sampled_from(["absent", "null"]), st.integers(1, 8))
+
+
+def page(tools: List[str], cursor: Any) -> Dict[str, Any]:
+    return {"tools": tools, "nextCursor": cursor}
+
+
+PAGED = {"pages": [page(["read_note", "search"], "p2"), page([], ""), page(["add_note"], ABSENT)], "max_pages": 5}
+NULL_END = {"pages": [page(["read_note"], "p2"), page(["search"], None)], "max_pages": 5}
+ENDLESS = {"pages": [page(["again"], "same")] * 6, "max_pages": 3}
+
+CONTRACTS = (
+    Contract("1", "StdioClient.on_line", (
+        Clause("1.1", "must resolve the waiting request with the reply's result, whatever the result "
+                      "is ({}, null, 0, false, \"\", [])",
+               "JSON-RPC 2.0: a reply with 'result' is a success; the lab tests for the key", outcome,
+               show_reply, edges=({"result": {}}, {"result": None}, {"result": 0}, {"result": False},
+                                  {"result": ""}, {"result": []}, {"result": {"tools": []}}),
+               inputs=results, count=60),
+        Clause("1.2", "must reject the waiting request at once with McpError carrying the server's code, "
+                      "message and data, for an 'error' member of any shape (McpError.from_reply reads "
+                      "malformed ones), and must not raise out of on_line",
+               "JSON-RPC 2.0 error object; MCP: the server's error is for the caller", outcome, show_reply,
+               edges=({"error": {"code": -32601, "message": "Method not found"}},
+                      {"error": {"code": -32602, "message": "bad", "data": {"field": "id"}}},
+                      {"error": {"code": 0, "message": ""}}, {"error": None}, {"error": "boom"},
+                      {"error": {"message": "no code"}}, {"error": {"code": True, "message": "x"}},
+                      {"error": {"code": "-32601", "message": "x"}}, {"error": {}}),
+               inputs=errors, count=80),
+        Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation",
+               "JSON-RPC 2.0: a response has exactly one of the two", outcome, show_reply,
+               edges=({}, {"_meta": {}}), inputs=neither, count=30),
+    )),
+    Contract("2", "list_all_tools", (
+        Clause("2.1", "must send the first request without a cursor and each later one with the "
+                      "previous page's nextCursor exactly as it came (\"\", NUL, quotes and all), and "
+                      "never a cursor the server did not give (no \"cursor\": null)",
+               "MCP pagination: cursors are opaque strings, sent back unchanged", cursors, show_pages,
+               edges=(PAGED, NULL_END, ENDLESS), inputs=scripts),
+        Clause("2.2", "must ask for pages until one comes whose nextCursor is absent or null, and no "
+                      "further: a short page, an empty page or a cursor of \"\" does not end the list",
+               "MCP pagination: only a missing nextCursor ends the results; the lab reads null as missing",
+               pages_asked, show_pages, edges=(PAGED, NULL_END), inputs=scripts),
+        Clause("2.3", "must return every tool of every page, in the order the pages gave them, and "
+                      "raise ProtocolViolation after max_pages requests when the server has not ended",
+               "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,
+               edges=(PAGED, NULL_END, ENDLESS), inputs=scripts, raises=("ProtocolViolation",)),
+    )),
+)

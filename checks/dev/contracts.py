@@ -1,0 +1,94 @@
+"""`python -m checks.dev.contracts [--write | --guide] [REGION ...]`: draw each
+clause's inputs with Hypothesis and keep them in `checks/contracts/corpus/`
+(`--guide`: write each region's clauses into labs/GUIDE.md, between its markers).
+
+The self-check judges the kept inputs, never fresh ones, so a verdict is the
+same on every run and every machine. Drawing is derandomised (the same
+Hypothesis version draws the same inputs), and a clause's `edges` always
+come first. Without `--write`, the corpus on disk is compared with a fresh
+draw and the regions whose inputs would change are named (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Dict, List
+
+from checks.contracts import GUIDE_BLOCK, Clause, contracts, corpus_file, render
+from checks.target import ROOT
+
+GUIDE = ROOT / "labs" / "GUIDE.md"
+
+
+def draw(clause: Clause) -> List[Any]:
+    """The clause's edges, then `count` inputs from its strategy, duplicates dropped."""
+    from hypothesis import HealthCheck, Phase, find, settings, strategies
+    from hypothesis.errors import NoSuchExample
+
+    drawn: List[Any] = []
+    if clause.inputs is not None:
+        strategy = clause.inputs(strategies)
+
+        def keep(example: Any) -> bool:
+            drawn.append(example)
+            return False  # never "found": Hypothesis goes on drawing up to max_examples
+
+        try:
+            find(strategy, keep, settings=settings(
+                max_examples=clause.count, derandomize=True, database=None, phases=[Phase.generate],
+                suppress_health_check=list(HealthCheck), deadline=None))
+        except NoSuchExample:
+            pass
+    kept: List[Any] = []
+    seen = set()
+    for example in [*clause.edges, *drawn]:
+        key = json.dumps(example, sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            kept.append(example)
+    return kept
+
+
+def drawn_corpus(region: str) -> Dict[str, List[Any]]:
+    return {clause.id: draw(clause) for clause in contracts()[region].clauses}
+
+
+def dumps(found: Dict[str, List[Any]]) -> str:
+    """One input a line, so a change to the corpus reads as a diff of inputs."""
+    clauses = [f"{json.dumps(clause)}: [\n" + ",\n".join(json.dumps(e, sort_keys=True) for e in examples)
+               + "\n]" for clause, examples in sorted(found.items())]
+    return "{\n" + ",\n".join(clauses) + "\n}\n"
+
+
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m checks.dev.contracts")
+    parser.add_argument("--write", action="store_true", help="write the corpus (else compare)")
+    parser.add_argument("--guide", action="store_true", help="rewrite the clauses in labs/GUIDE.md")
+    parser.add_argument("regions", nargs="*")
+    args = parser.parse_args(argv)
+    regions = args.regions or sorted(contracts())
+    if args.guide:
+        text = GUIDE.read_text(encoding="utf-8")
+        GUIDE.write_text(GUIDE_BLOCK.sub(lambda m: render(m.group(1)), text), encoding="utf-8")
+        return 0
+    stale = []
+    for region in regions:
+        text = dumps(drawn_corpus(region))
+        path = corpus_file(region)
+        if args.write:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"{region}: {sum(len(v) for v in json.loads(text).values())} inputs -> {path}")
+        elif not path.exists() or path.read_text(encoding="utf-8") != text:
+            stale.append(region)
+    if stale:
+        print(f"the corpus would change for {', '.join(stale)}: python -m checks.dev.contracts --write",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,120 @@
+"""The contracts, as specifications: every region has its clauses, the guide
+shows them as the judge holds them, the reference meets them without tripping
+over its own inputs, the corpus is what the strategies draw, and a wrong
+answer is red for the clause it breaks, with an input that shows it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any, List
+
+import anyio
+import pytest
+
+from checks.contracts import Raised, contracts, corpus, guide_blocks, hold, observe, reference, render
+from checks.dev.contracts import draw
+from checks.dev.mutants.catalogue import CATALOGUE, LearnerMutant
+from checks.exercises import EXERCISES, EXTENSIONS
+from checks.harness import Fail
+from checks.hints import HINTS
+from checks.target import ROOT, load_target
+
+REGIONS = [str(n) for n in EXERCISES] + list(EXTENSIONS)
+# E2 is judged by its item's scenarios (a list change during a re-list); its
+# in-memory contract needs the re-list to be serialised first.
+JUDGED = [r for r in REGIONS if r != "E2"]
+GUIDE = (ROOT / "labs" / "GUIDE.md").read_text(encoding="utf-8")
+
+
+def test_every_region_but_e2_has_a_contract_of_numbered_must_clauses() -> None:
+    assert sorted(contracts()) == sorted(JUDGED)
+    for region, contract in contracts().items():
+        assert [c.id for c in contract.clauses] == [f"{region}.{n + 1}" for n in range(len(contract.clauses))]
+        for clause in contract.clauses:
+            assert clause.duty.startswith(("must ", "must not ")), clause.id
+            assert clause.source, clause.id
+
+
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_guide_shows_each_regions_clauses_as_the_judge_holds_them(region: str) -> None:
+    # python -m checks.dev.contracts --guide rewrites the blocks
+    assert guide_blocks(GUIDE).get(region) == render(region)
+
+
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_guide_section_holding_the_clauses_is_the_one_the_hints_send_the_learner_to(region: str) -> None:
+    before = GUIDE[:GUIDE.index(f"<!-- contract {region}:")]
+    heading = [line for line in before.splitlines() if line.startswith("#")][-1]
+    section = heading.lstrip("#").split(" ", 2)[1].rstrip(".")
+    item = region if region.startswith("E") else str(EXERCISES[int(region)].items[-1])
+    assert f"section {section}" in HINTS[item][1], (region, heading, HINTS[item][1])
+
+
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_corpus_starts_with_each_clauses_edges_and_is_what_the_strategies_draw(region: str) -> None:
+    kept = corpus(region)
+    for clause in contracts()[region].clauses:
+        edges = [json.dumps(e, sort_keys=True) for e in clause.edges]
+        assert [json.dumps(e, sort_keys=True) for e in kept[clause.id][:len(edges)]] == edges, clause.id
+        assert len(kept[clause.id]) > len(edges), clause.id
+    first = contracts()[region].clauses[0]
+    assert draw(first) == draw(first)  # derandomised: the same inputs on every draw
+
+
+def observations(region: str) -> List[Any]:
+    async def run() -> List[Any]:
+        seen = []
+        for clause in contracts()[region].clauses:
+            for example in corpus(region)[clause.id]:
+                seen.append((clause, example, await observe(clause, reference(), example)))
+        return seen
+    return anyio.run(run)
+
+
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_reference_raises_only_where_its_clause_says_it_does(region: str) -> None:
+    # A look that trips over its own input (a missing module, a wrong key) would
+    # see the same exception in learner and reference, and pass wrong code.
+    for clause, example, seen in observations(region):
+        if isinstance(seen, Raised):
+            assert seen.kind in clause.raises, (clause.id, example, seen)
+
+
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_reference_holds_its_own_contract(region: str) -> None:
+    assert "clauses held over" in anyio.run(hold, reference(), region)
+
+
+@pytest.mark.shipped_starter
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_shipped_starter_breaks_every_regions_contract(region: str) -> None:
+    with pytest.raises(Fail, match=rf"\(clause {region}\.\d+;"):
+        anyio.run(hold, load_target("starter"), region)
+
+
+CLAUSED = [m for m in CATALOGUE if any(said.startswith("clause ") for said in m.says)]
+
+
+def wrong(tmp_path: Path, mutant: LearnerMutant) -> Any:
+    package = tmp_path / "wrong"
+    shutil.copytree(ROOT / "solution", package, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+    (package / mutant.where).write_text(mutant.text(), encoding="utf-8")
+    return load_target(str(package))
+
+
+def test_the_catalogue_has_wrong_answers_that_only_a_clause_catches() -> None:
+    assert {m.region for m in CLAUSED} >= {"2", "3", "E3", "E5", "E6", "E8", "E9"}
+
+
+@pytest.mark.parametrize("mutant", CLAUSED, ids=lambda m: f"{m.region}: {m.name}")
+def test_a_wrong_answer_is_red_for_the_clause_it_breaks_with_the_input_that_shows_it(
+        tmp_path: Path, mutant: LearnerMutant) -> None:
+    # In memory, as the item's contract half judges it (the catalogue test runs the whole item).
+    with pytest.raises(Fail) as failed:
+        anyio.run(hold, wrong(tmp_path, mutant), mutant.region)
+    message = str(failed.value)
+    clause = next(said for said in mutant.says if said.startswith("clause "))
+    assert f"({clause};" in message and "\nedit: " in message, message
+    assert all(said in message for said in mutant.says if not said.startswith("clause ")), message

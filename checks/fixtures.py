@@ -30,6 +30,12 @@ class HarnessError(Exception):
     """The item could not be judged (a fixture would not start, and so on)."""
 
 
+class CannotJudgeHere(HarnessError):
+    """This machine or these options cannot judge the item (an extra not
+    installed, a --limit below what a correct client needs): nothing is said
+    about the code, so the verdict points at no file."""
+
+
 @dataclass
 class Entry:
     t: float

@@ -20,12 +20,14 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 import anyio
 
 from checks.exercises import Exercise
+from checks.fixtures import CannotJudgeHere as CannotJudgeHere
 from checks.fixtures import HarnessError as HarnessError  # defined with the fixtures, which raise it too
 from checks.fixtures import Lab
 from checks.target import Target
 from checks.trace import trace_lines, wire_events
 
 ITEM_LIMIT = 20.0  # seconds an item may take: the slowest needs about one; only a wrong path waits longer
+FLOOR = 1.0  # the least --limit an item is judged under: below it a busy machine could fail right code
 BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
 TICK = 0.1  # how often a running item's progress may be shown
 PARALLEL = 3  # items judged at once: most of an item's time is spent waiting on servers
@@ -79,6 +81,7 @@ class Item:
     where_function: str
     exercise: Optional[Exercise] = None
     waits: str = ""  # what the item may wait on, shown while it runs
+    floor: float = FLOOR  # the least limit under which a correct client always finishes, however busy
 
     def where(self, target: Target) -> Where:
         return Where(target.display_path(self.where_file), self.where_function,
@@ -151,6 +154,8 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
         return verdict("pass", str(outcome.get("message", "")))
     if isinstance(exc, Fail):
         return verdict("fail", str(exc))
+    if isinstance(exc, CannotJudgeHere):  # about the machine or the options: no file to point at
+        return Verdict(item.number, item.id, item.title, "error", duration, f"not judged: {exc}", None)
     if isinstance(exc, HarnessError):
         return verdict("error", f"could not judge: {exc}")
     if isinstance(exc, (SystemExit, KeyboardInterrupt)):
@@ -187,6 +192,10 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
         on_phase(item, "begin")
 
     async def body() -> None:
+        if limit < item.floor:
+            raise CannotJudgeHere(f"--limit {limit:g} s is less than this item needs on a correct client "
+                                  f"on a busy machine ({item.floor:g} s{f': {item.waits}' if item.waits else ''}); "
+                                  f"give it --limit {item.floor:g} or more")
         with anyio.fail_after(limit):
             outcome["message"] = await item.body(target, lab)
 

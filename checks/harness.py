@@ -23,6 +23,7 @@ from checks.exercises import Exercise
 from checks.fixtures import CannotJudgeHere as CannotJudgeHere
 from checks.fixtures import HarnessError as HarnessError  # defined with the fixtures, which raise it too
 from checks.fixtures import Lab
+from checks.hybrid import Hybrids
 from checks.target import Target
 from checks.trace import trace_lines, wire_events
 
@@ -108,7 +109,9 @@ def learner_frame(exc: BaseException, target: Target, prefer: Optional[str] = No
     frame = last_learner_frame(exc, target, prefer)
     if frame is None:
         return None
-    return f"{frame_file(frame, target)}:{frame.lineno} in {frame.name}: {(frame.line or '').strip()}"
+    relative = str(Path(frame.filename).resolve().relative_to(target.directory))
+    line = target.learner_line(relative, frame.lineno or 0)
+    return f"{frame_file(frame, target)}:{line} in {frame.name}: {(frame.line or '').strip()}"
 
 
 def leaves(exc: BaseException) -> List[BaseException]:
@@ -237,9 +240,12 @@ def run_items(items: List[Item], target: Target,
     they cannot disturb each other), and report verdicts in number order as
     soon as each next one is ready."""
     verdicts: List[Verdict] = []
+    hybrids = Hybrids(target)
+    # Made before any item starts: each item sees its own region and the reference's others.
+    judged = {item.number: hybrids.for_item(item) for item in items}
     with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="items") as pool:
         # Items that wait on timeouts start first, so their waiting overlaps the rest.
-        started = {item.number: pool.submit(run_item, item, target, limit, None, on_phase)
+        started = {item.number: pool.submit(run_item, item, judged[item.number], limit, None, on_phase)
                    for item in sorted(items, key=lambda i: not i.waits)}
         for item, future in ((item, started[item.number]) for item in items):
             began = time.perf_counter()
@@ -253,4 +259,6 @@ def run_items(items: List[Item], target: Target,
             if on_verdict is not None:
                 on_verdict(verdict)
             verdicts.append(verdict)
+    if not any(v.hung for v in verdicts):  # a blocked item's thread may still be importing from them
+        hybrids.close()
     return verdicts

@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
@@ -28,6 +28,11 @@ class Target:
     name: str  # "starter", "solution", or the directory given
     directory: Path
     package: str  # the importable name it was loaded under
+    # A copy judged in place of the learner's package (checks.hybrid): the
+    # learner's own directory, for every path shown, and per file how the
+    # copy's lines map back to the learner's.
+    shown: Optional[Path] = None
+    lines: Dict[str, List[Tuple[int, int, int, int]]] = field(default_factory=dict)
 
     def module(self, name: str) -> Any:
         # Imported on first use: a module no other module imports (sse, say) is
@@ -35,10 +40,16 @@ class Target:
         return importlib.import_module(f"{self.package}.{name}")
 
     def display_path(self, file: str) -> str:
+        directory = self.shown or self.directory
         try:
-            return str((self.directory / file).relative_to(Path.cwd()))
+            return str((directory / file).relative_to(Path.cwd()))
         except ValueError:
-            return str(self.directory / file)
+            return str(directory / file)
+
+    def learner_line(self, file: str, line: int) -> int:
+        """The line of the learner's own file that line `line` of `file` here is."""
+        from checks.hybrid import learner_line
+        return learner_line(self.lines[file], line) if file in self.lines else line
 
     # Typed as Any on purpose: the target is the learner's code, checked at run time.
     @property

@@ -1,0 +1,129 @@
+"""Each region judged on its own code: the package an item runs against.
+
+An item that owns a region (item 3 owns exercise 2, E6 owns extension E6)
+runs against the learner's package with every *other* region's body
+replaced by the reference's; an item that owns none (1, 4, 7, 9) runs with
+every region the reference's. So a region's verdict depends on that region
+alone: E6 is judged with the reference's E7 answering the task's question,
+and a half-done lab shows each finished region green. The code outside the
+regions stays the learner's everywhere (it equals the reference's in the
+shipped starter, and a learner who edits it is judged with the edit).
+
+The copies live in a scratch directory for the run. Paths and line numbers
+shown to the learner are mapped back to the learner's own files: the copy's
+lines outside the swapped regions are the learner's, shifted by however many
+lines the swapped bodies added or took away.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from bisect import bisect_right
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from checks.exercises import EXTENSION, REGION, EXTENSIONS
+from checks.target import ROOT, Target, load_target
+
+OUTSIDE = ""  # the key of the package in which every region is the reference's
+
+
+def region_of(item: object) -> str:
+    """The region an item owns ("1".."4", "E1".."E9"), or OUTSIDE."""
+    exercise = getattr(item, "exercise", None)
+    if exercise is not None:
+        return str(exercise.number)
+    name = str(getattr(item, "id", "")).split("-")[0]
+    return name if name in EXTENSIONS else OUTSIDE
+
+
+def bodies(text: str) -> Dict[str, Tuple[int, int]]:
+    """Region name -> (start, end) of its body in `text` (exercises by number)."""
+    found = {m.group(1): m.span(2) for m in REGION.finditer(text)}
+    found.update({m.group(1): m.span(2) for m in EXTENSION.finditer(text)})
+    return found
+
+
+# A shift: from this line of the copy on (1-based), the learner's line is the
+# copy's plus `delta`; a line inside a swapped body maps to that body's first line.
+Shift = Tuple[int, int, int, int]  # (copy's first body line, copy's lines after the body, delta, learner's line)
+
+
+def swapped(learner: str, reference: str, keep: str) -> Tuple[str, List[Shift]]:
+    """`learner` with the body of every region but `keep` taken from `reference`,
+    and how its lines map back to the learner's."""
+    theirs, ours = bodies(learner), bodies(reference)
+    copy = ""
+    shifts: List[Shift] = []
+    at = 0
+    for name, (start, end) in sorted(theirs.items(), key=lambda kv: kv[1][0]):
+        if name == keep or name not in ours:
+            continue
+        copy += learner[at:start]
+        first = copy.count("\n") + 1  # the body's first line in the copy
+        copy += reference[ours[name][0]:ours[name][1]]
+        after = copy.count("\n") + 1  # the copy's first line after the body
+        delta = (learner.count("\n", 0, end) + 1) - after
+        shifts.append((first, after, delta, learner.count("\n", 0, start) + 1))
+        at = end
+    return copy + learner[at:], shifts
+
+
+def learner_line(shifts: List[Shift], line: int) -> int:
+    """The learner's line for line `line` of the copy."""
+    starts = [s[0] for s in shifts]
+    index = bisect_right(starts, line) - 1
+    if index < 0:
+        return line
+    first, after, delta, theirs = shifts[index]
+    return theirs if line < after else line + delta
+
+
+class Hybrids:
+    """The package each region's items run against, made once per run."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self._made: Dict[str, Target] = {}
+        self._scratch: Optional[tempfile.TemporaryDirectory[str]] = None
+
+    def for_item(self, item: object) -> Target:
+        return self.for_region(region_of(item))
+
+    def for_region(self, region: str) -> Target:
+        if region not in self._made:
+            self._made[region] = self._make(region)
+        return self._made[region]
+
+    def _make(self, region: str) -> Target:
+        reference = ROOT / "solution"
+        files: Dict[str, Tuple[str, List[Shift]]] = {}
+        changed = False
+        for path in sorted(self.target.directory.glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            other = reference / path.name
+            if not other.is_file():
+                files[path.name] = (text, [])
+                continue
+            made, shifts = swapped(text, other.read_text(encoding="utf-8"), region)
+            files[path.name] = (made, shifts)
+            changed = changed or made != text
+        if not changed:
+            return self.target  # every other region already the reference's (the solution itself)
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="mcp-lab-regions-")
+        directory = Path(self._scratch.name) / (f"region-{region}" if region else "outside")
+        shutil.copytree(self.target.directory, directory,
+                        ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
+        for name, (text, _) in files.items():
+            (directory / name).write_text(text, encoding="utf-8")
+        hybrid = load_target(str(directory))
+        hybrid.shown = self.target.shown or self.target.directory
+        hybrid.lines = {name: shifts for name, (_, shifts) in files.items() if shifts}
+        return hybrid
+
+    def close(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None

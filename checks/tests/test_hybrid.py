@@ -1,0 +1,109 @@
+"""Each region is judged on its own code: an item runs against the learner's
+package with every other region the reference's, and what it shows (paths,
+line numbers) is the learner's own file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
+from checks.harness import learner_frame, run_items
+from checks.hybrid import OUTSIDE, Hybrids, learner_line, region_of, swapped
+from checks.items import EXTENSION_ITEMS, ITEMS
+from checks.target import ROOT, load_target
+from checks.tests.conftest import Variant
+
+LEARNER = """a = 1
+    # >>> exercise 1 (x): one
+    mine
+    mine too
+    mine three
+    # <<< exercise 1
+b = 2
+    # >>> extension E1 (y): two
+    kept
+    # <<< extension E1
+c = 3
+"""
+REFERENCE = LEARNER.replace("    mine\n    mine too\n    mine three\n", "    theirs\n").replace("kept", "ref")
+
+
+def test_every_region_but_the_kept_one_takes_the_references_body() -> None:
+    made, _ = swapped(LEARNER, REFERENCE, "E1")
+    assert "theirs" in made and "mine" not in made and "kept" in made
+    made, _ = swapped(LEARNER, REFERENCE, "1")
+    assert "mine three" in made and "ref" in made and "kept" not in made
+
+
+def test_lines_after_a_shorter_swapped_body_map_back_to_the_learners_lines() -> None:
+    made, shifts = swapped(LEARNER, REFERENCE, "E1")
+    copy = made.splitlines()
+    for number, text in enumerate(copy, start=1):
+        if text in ("b = 2", "        kept", "c = 3", "a = 1"):
+            assert LEARNER.splitlines()[learner_line(shifts, number) - 1] == text, text
+    assert learner_line(shifts, copy.index("    theirs") + 1) == 3  # inside: the body's first line
+
+
+def test_each_item_runs_on_its_own_region_and_the_references_others() -> None:
+    starter = load_target("starter")
+    hybrids = Hybrids(starter)
+    try:
+        for item in ITEMS + EXTENSION_ITEMS:
+            region = region_of(item)
+            made = hybrids.for_item(item)
+            assert made.shown == starter.directory and made.display_path("naming.py") == starter.display_path("naming.py")
+            for path in made.directory.glob("*.py"):
+                text, reference = path.read_text(), (ROOT / "solution" / path.name).read_text()
+                learner = (starter.directory / path.name).read_text()
+                found = {**{str(k): v for k, v in regions(text).items()}, **extension_regions(text)}
+                for name, body in found.items():
+                    own = {**{str(k): v for k, v in regions(learner).items()}, **extension_regions(learner)}
+                    want = own[name] if name == region else \
+                        {**{str(k): v for k, v in regions(reference).items()}, **extension_regions(reference)}[name]
+                    assert body == want, (item.id, path.name, name)
+        assert region_of(ITEMS[0]) == OUTSIDE and region_of(EXTENSION_ITEMS[5]) == "E6"
+    finally:
+        hybrids.close()
+
+
+def test_a_region_right_alone_in_the_shipped_starter_is_green(variant: Variant) -> None:
+    # E6's scenario needs a question answered (E7's field_from_schema), and the
+    # pager (exercise 2) and the namer (exercise 3) to find the tool at all.
+    body = extension_regions((ROOT / "solution" / "tasks.py").read_text())["E6"]
+    directory = variant("starter", extensions=("E6",))
+    assert extension_regions((Path(directory) / "tasks.py").read_text())["E6"] == body
+    item = next(i for i in EXTENSION_ITEMS if i.id.startswith("E6"))
+    verdict = run_items([item], load_target(str(directory)))[0]
+    assert verdict.status == "pass", verdict.message
+
+
+def test_a_region_wrong_alone_in_a_solved_lab_reddens_only_its_own_items(variant: Variant) -> None:
+    old = '        if "result" in message:\n            slot.resolve(message["result"])\n'
+    directory = variant("solution", edits={"stdio_client.py": (old, '        if message.get("result"):\n'
+                                                                     '            slot.resolve(message["result"])\n')})
+    verdicts = run_items(ITEMS + EXTENSION_ITEMS, load_target(str(directory)))
+    red = sorted(v.id for v in verdicts if v.status != "pass")
+    assert red == ["protocol-error"], [(v.id, v.message[:200]) for v in verdicts if v.status != "pass"]
+
+
+def test_a_learners_exception_in_a_later_region_names_its_own_line(variant: Variant) -> None:
+    # stdio_client.py holds exercise 1 (the starter's is shorter than the
+    # reference's) before E3: the copy's E3 lines sit elsewhere than the learner's.
+    directory = variant("starter", edits={"stdio_client.py": (
+        "        # TODO extension E3", "        raise ValueError('mine')\n        # TODO extension E3")})
+    learner = load_target(str(directory))
+    hybrids = Hybrids(learner)
+    try:
+        made = hybrids.for_region("E3")
+        assert made.directory != learner.directory
+        client = made.stdio_client.StdioClient(made.config.ServerSpec("x", "python"))
+        try:
+            client._on_progress({})
+        except ValueError as exc:
+            shown = learner_frame(exc, made)
+    finally:
+        hybrids.close()
+    lines = (Path(directory) / "stdio_client.py").read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, start=1) if "raise ValueError('mine')" in text)
+    assert shown == f"{learner.display_path('stdio_client.py')}:{line} in _on_progress: raise ValueError('mine')"
+    assert EXERCISES[1].file == "stdio_client.py" and EXTENSIONS["E3"].file == "stdio_client.py"

@@ -14,7 +14,7 @@ go out under the original name. A server that fails discovery lands in the
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Type
+from typing import Any, Dict, List, Optional, Set, Type
 
 import anyio
 from anyio.abc import TaskGroup
@@ -64,6 +64,8 @@ class Aggregator(ToolCalls):
         self._changed = anyio.Event()
         self._clients: List[StdioClient] = []
         self._task_group: Optional[TaskGroup] = None
+        self._relists_running: Set[str] = set()  # servers being re-listed now
+        self._relists_owed: Set[str] = set()  # ... that changed again meanwhile: list once more
 
     @property
     def elicitor(self) -> Optional[Elicitor]:
@@ -118,17 +120,33 @@ class Aggregator(ToolCalls):
         # <<< extension E2
 
     async def _relist(self, alias: str) -> None:
-        connection = self.connections.get(alias)
-        if connection is None:
+        """List a server's tools again and rebuild the table. One re-list per
+        server at a time: a change announced while one runs makes it list once
+        more when it ends (its pages may predate the change), and any number of
+        such changes cost one more listing, never one each, nor a stale list
+        that finishes last."""
+        if alias in self._relists_running:
+            self._relists_owed.add(alias)
             return
+        self._relists_running.add(alias)
         try:
-            connection.tools = await list_all_tools(connection.client)
-        except Exception as exc:  # the server broke while re-listing: it goes offline
-            self.connections.pop(alias, None)
-            self.offline[alias] = reason(exc)
-        # Names are a pure function of (alias, tool name), so the tools that
-        # remain keep their names; new ones get theirs the same way.
-        self._rebuild(dict(self.connections), dict(self.offline))
+            while True:
+                self._relists_owed.discard(alias)
+                connection = self.connections.get(alias)
+                if connection is None:
+                    return
+                try:
+                    connection.tools = await list_all_tools(connection.client)
+                except Exception as exc:  # the server broke while re-listing: it goes offline
+                    self.connections.pop(alias, None)
+                    self.offline[alias] = reason(exc)
+                # Names are a pure function of (alias, tool name), so the tools that
+                # remain keep their names; new ones get theirs the same way.
+                self._rebuild(dict(self.connections), dict(self.offline))
+                if alias not in self._relists_owed:
+                    return
+        finally:
+            self._relists_running.discard(alias)
 
     async def wait_for_change(self, since: int, timeout: float) -> bool:
         """Wait (bounded) until the table's version passes `since`."""

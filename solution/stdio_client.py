@@ -203,7 +203,9 @@ class StdioClient:
         """A `notifications/progress` from the server."""
         # >>> extension E3 (progress): route it to the request that asked for it
         token = params.get("progressToken")
-        handler = self._progress.get(token) if isinstance(token, (int, str)) else None
+        # true is an int to Python (and equal to 1): a bool is no token of ours.
+        usable = isinstance(token, (int, str)) and not isinstance(token, bool)
+        handler = self._progress.get(token) if usable else None
         if handler is None:
             return  # for no request of ours (any more): progress stops at the reply
         progress, total = params.get("progress"), params.get("total")

@@ -73,22 +73,37 @@ def progress_seen(package: Target, case: Dict[str, Any]) -> Told:
 
 
 def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
+    """Which waiting requests had a report's time noted, and on which clock: only
+    a real report (a finite progress, for a waiting request) extends a wait."""
     client = package.stdio_client.StdioClient(package.config.ServerSpec("judge", "python"))
-    token = case["tokens"][0]
-    client._progress[token] = lambda p, t, m: None
+    for token in case["tokens"]:
+        client._progress[token] = lambda p, t, m: None
     before = anyio.current_time()
-    client._on_progress({"progressToken": token, "progress": 1})
+    for params in case["reports"]:
+        client._on_progress(params)
     after = anyio.current_time()
-    at = client._progress_at.get(token)
-    if not isinstance(at, (int, float)) or not before <= at <= after:
-        return Told(f"noted the report's time as {at!r}, not on the event loop's clock "
-                    "(anyio.current_time()), which is what the wait compares it with")
-    return Told("noted the report's time on the event loop's clock")
+    noted = []
+    for token in case["tokens"]:
+        at = client._progress_at.get(token)
+        if at is None:
+            noted.append(f"{token!r}: no time noted")
+        elif isinstance(at, (int, float)) and before <= at <= after:
+            noted.append(f"{token!r}: noted on the event loop's clock")
+        else:
+            noted.append(f"{token!r}: noted as {at!r}, not on the event loop's clock (anyio.current_time()), "
+                         "which is what the wait compares it with")
+    return Told("; ".join(noted))
 
 
 def show_progress(case: Dict[str, Any]) -> str:
     return (f"requests waiting on progress tokens {', '.join(repr(t) for t in case['tokens'])} and the "
             f"reports {case['reports']!r:.200}")
+
+
+# Tokens no request can have: a bool (true == 1 to Python), a float, a list or
+# an object (unhashable: a lookup would raise), null.
+ODD_TOKENS: Dict[str, Any] = {"true": True, "false": False, "float": 1.0, "list": [1], "object": {"t": 1},
+                              "null": None}
 
 
 def numberish(st: Any) -> Any:
@@ -102,12 +117,15 @@ def reports(st: Any) -> Any:
         for step in steps:
             params = {k: v for k, v in step.items() if v != ABSENT and k != "pick"}
             pick = step["pick"]
-            params["progressToken"] = tokens[pick] if pick < len(tokens) else pick
+            if isinstance(pick, int):
+                params["progressToken"] = tokens[pick] if pick < len(tokens) else pick
+            elif pick != ABSENT:
+                params["progressToken"] = ODD_TOKENS[pick]
             made.append(params)
         return {"tokens": tokens, "reports": made}
     tokens = st.lists(st.one_of(st.integers(0, 3), st.sampled_from(["1", "0", "a", ""])), min_size=2,
                       max_size=2, unique_by=lambda t: (type(t).__name__, t))
-    step = st.fixed_dictionaries({"pick": st.sampled_from([0, 1, 0, 1, 7]),
+    step = st.fixed_dictionaries({"pick": st.sampled_from([0, 1, 0, 1, 7, ABSENT, *ODD_TOKENS]),
                                   "progress": st.one_of(st.just(ABSENT), numberish(st)),
                                   "total": st.one_of(st.just(ABSENT), numberish(st)),
                                   "message": st.one_of(st.just(ABSENT), st.text(max_size=6), st.none(),
@@ -136,8 +154,10 @@ def show_rank(case: Dict[str, Any]) -> str:
     return f"the query {case['query']!r} with limit {case['limit']} over [{tools}]"
 
 
+# "srv" and "mcp" are in every model-facing name here (mcp__srv__...), "from" in every
+# description the model sees ("[from srv] ..."), "port" inside "export": none is a word of the tool's.
 VOCABULARY = ["note", "notes", "search", "ticket", "Ticket", "read", "open", "queue", "stats", "résumé",
-              "export", "2", "a"]
+              "export", "2", "a", "srv", "mcp", "from", "port"]
 
 
 def catalogues(st: Any, cut: bool) -> Any:
@@ -150,7 +170,8 @@ def catalogues(st: Any, cut: bool) -> Any:
         for number, tool in enumerate(tools):  # names unique, as one server's are
             tool["name"] = f"{tool['name']}.{number}"
         return {"query": query, "tools": tools, "limit": limit if cut else len(tools) + 1}
-    query = st.one_of(text, st.sampled_from(["", "  ", "NOTE", "note.search", "read_note", "ticket?"]))
+    query = st.one_of(text, st.sampled_from(["", "  ", "NOTE", "note.search", "read_note", "ticket?", "srv",
+                                             "mcp srv", "from", "port"]))
     return st.builds(build, query, st.lists(tool, max_size=6), st.integers(0, 3))
 
 
@@ -203,7 +224,7 @@ CONTRACTS = (
     )),
     Contract("E3", "StdioClient._on_progress", (
         Clause("E3.1", "must hand each report to the request whose progressToken it carries (1 and \"1\" "
-                       "are different tokens), with progress, total (None unless a finite number) and "
+                       "are different tokens; true, 1.0, a list or an object are none), with progress, total (None unless a finite number) and "
                        "message (\"\" when absent); must ignore a report for no waiting request and one "
                        "whose progress is not a finite number (null, \"5\", true, NaN)",
                "MCP progress: the token is the request's own; the lab ignores malformed reports",
@@ -214,14 +235,20 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": None}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": True}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 2, "total": "4"}]},
-                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "message": "half"}]}),
-               inputs=reports, count=120),
-        Clause("E3.2", "must note when each report came on the event loop's clock (anyio.current_time()), "
-                       "the clock the request's wait compares it with",
-               "lab rule: a progress report extends the timeout; another clock would extend it for ever",
-               progress_clock, show_progress, edges=({"tokens": [1, 2], "reports": []},
-                                                     {"tokens": ["a", 0], "reports": []}),
-               inputs=reports, count=20),
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "message": "half"}]},
+                      {"tokens": [1, 0], "reports": [{"progressToken": True, "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": [1], "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": "4"}]}),
+               inputs=reports, count=150),
+        Clause("E3.2", "must note when a report came, on the event loop's clock (anyio.current_time()) that "
+                       "the request's wait compares it with, for a real report only: a malformed one (no "
+                       "finite progress) must not extend the wait",
+               "lab rule: a progress report extends the timeout; another clock, or a report that is none, "
+               "would hold the request open for ever", progress_clock, show_progress,
+               edges=({"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": "still alive"}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 2, "message": "no progress"}]}),
+               inputs=reports, count=100),
     )),
     Contract("E4", "rank", (
         Clause("E4.1", "must return exactly the entries that match at least one query word (in the name "

@@ -49,6 +49,7 @@ def any_names(st: Any) -> Any:
     # non-ASCII letters and digits, lone surrogates, and names past 64 characters.
     return st.fixed_dictionaries({"alias": aliases(st), "tool": st.one_of(
         st.text(max_size=80), st.text(ALIAS_CHARS + ".", max_size=90),
+        st.text(st.characters(codec=None, categories=["Cs", "Nd", "No", "Lu", "Ll", "Zs", "Cc"]), max_size=6),
         st.text(ALIAS_CHARS, min_size=40, max_size=70))})
 
 
@@ -73,7 +74,8 @@ CONTRACTS = (Contract("3", "model_tool_name", (
            "model APIs' tool-name rule; MCP only recommends a character set", legal, show,
            edges=({"alias": "a", "tool": "report\n"}, {"alias": "a", "tool": ""},
                   {"alias": "a", "tool": "\0"}, {"alias": "a", "tool": "résumé"},
-                  {"alias": "a", "tool": "x²"}, {"alias": "a", "tool": "weekly report"},
+                  {"alias": "a", "tool": "x²"}, {"alias": "a", "tool": "x٣"}, {"alias": "a", "tool": "x３"},
+                  {"alias": "a", "tool": "bad\ud800"}, {"alias": "a", "tool": "weekly report"},
                   {"alias": "srv", "tool": "q" * 200}),
            inputs=any_names),
     Clause("3.2", "must keep a name that is legal and fits exactly as it is: mcp__<alias>__<tool>",

@@ -33,7 +33,7 @@ def lines_of(st: Any, fields: List[str]) -> Any:
     value = st.one_of(st.text(max_size=8), st.sampled_from(["", " ", "  x", "{\"id\":1}", "a:b", "\0", "é"]))
     field_line = st.builds(lambda name, sep, v: f"{name}{sep}{v}", st.sampled_from(fields),
                            st.sampled_from([":", ": ", ":  ", ""]), value)
-    other = st.sampled_from(["", "", ":comment", ": keep-alive", "data", "data:", "event"])
+    other = st.sampled_from(["", "", " ", "\t", ":comment", ": keep-alive", "data", "data:", "event"])
     return st.lists(st.one_of(field_line, other), max_size=8)
 
 
@@ -57,7 +57,7 @@ CONTRACTS = (Contract("E9", "EventStream._line", (
                    "must ignore comment lines, those starting with ':'",
            "WHATWG event stream format, as MCP's Streamable HTTP uses it", stream_of, show,
            edges=(["data: a", "data: b", ""], ["event: ping", ""], [": hi", "data: x", ""],
-                  ["data", ""], ["data:", "data:", ""]),
+                  ["data", ""], ["data:", "data:", ""], ["data: x", " ", "data: y", ""]),
            inputs=lambda st: lines_of(st, ["data", "event"]), count=150),
     Clause("E9.2", "must take a field's value as all after the first ':', less one space if one follows "
                    "it, and read a line with no ':' as a field with an empty value",

@@ -137,11 +137,17 @@ def simple_schemas(st: Any) -> Any:
         st.fixed_dictionaries({"type": st.just("boolean")}, optional={"default": st.booleans()}),
         st.fixed_dictionaries({"type": st.just("string"), "enum": values}),
         st.builds(lambda vs: {"type": "string", "oneOf": [{"const": v, "title": v.upper()} for v in vs]}, values),
-        st.builds(lambda vs: {"type": "array", "items": {"type": "string", "enum": vs}}, values))
+        st.builds(lambda vs: {"type": "array", "items": {"type": "string", "enum": vs}}, values),
+        st.builds(lambda vs, key: {"type": "array", "items": {key: [{"const": v, "title": v.upper()} for v in vs]}},
+                  values, st.sampled_from(["anyOf", "oneOf"])),
+        # "required" belongs to the object around the property, never to the property itself
+        st.builds(lambda schema, flag: {**schema, "required": flag},
+                  st.fixed_dictionaries({"type": st.sampled_from(["string", "boolean"])}), st.booleans()))
 
 
-def field_cases(st: Any, schemas: Any, names: Any = None) -> Any:
-    schema = st.builds(with_text, schemas, titles(st), titles(st))
+def field_cases(st: Any, schemas: Any, names: Any = None, texts: Any = None) -> Any:
+    label = texts if texts is not None else titles(st)
+    schema = st.builds(with_text, schemas, label, label)
     return st.fixed_dictionaries({"name": names if names is not None else st.text(PLAIN, min_size=1, max_size=10),
                                   "schema": schema, "required": st.booleans()})
 
@@ -149,9 +155,11 @@ def field_cases(st: Any, schemas: Any, names: Any = None) -> Any:
 def odd_schemas(st: Any) -> Any:
     return st.one_of(
         json_values(st),
+        st.builds(lambda vs: {"enum": vs}, st.lists(st.text(PLAIN, min_size=1, max_size=4), min_size=1, max_size=3)),
         st.fixed_dictionaries({"type": st.sampled_from(["object", "null", "str", "array", "string", "bool",
                                                         "Number", ""])},
-                              optional={"format": st.sampled_from(["email", "password", "uuid", "", "EMAIL"]),
+                              optional={"format": st.sampled_from(["email", "password", "uuid", "", "EMAIL",
+                                                                   "ipv4", "time", "hostname"]),
                                         "items": json_values(st), "properties": st.just({})}),
         st.builds(lambda t: {"type": t}, json_values(st)))
 
@@ -205,7 +213,9 @@ CONTRACTS = (
                       field("count", {"type": "integer", "minimum": 0, "maximum": 0}),
                       field("when", {"type": "string", "format": "date"}),
                       field("ok", {"type": "boolean", "default": False}),
-                      field("tags", {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}})),
+                      field("tags", {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}),
+                      field("tags", {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}),
+                      field("ok", {"type": "boolean", "required": True})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=120),
         Clause("E7.2", "must label the field with the schema's title, or the property's name when the "
                        "title is missing or empty, and keep the description (\"\" when there is none)",
@@ -220,6 +230,8 @@ CONTRACTS = (
                        "an array without a fixed set of values",
                "MCP elicitation, form mode: only flat primitive fields", refused, show_field,
                edges=(field("x", {"type": "object", "properties": {}}), field("x", {}), field("x", None),
+                      field("x", {"enum": ["a", "b"]}), field("x", {"type": "string", "format": "ipv4"}),
+                      field("x", True),
                       field("x", {"type": "uuid"}), field("x", {"type": "string", "format": "password"}),
                       field("x", {"type": "array"}), field("x", {"type": "array", "items": {"type": "string"}}),
                       field("x", "string"), field("x", {"type": ["string", "null"]})),
@@ -228,7 +240,10 @@ CONTRACTS = (
                        "token, key, PIN or other secret, and no other",
                "MCP elicitation: form mode must not be used to ask for secrets", secret, show_field,
                edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
-                      field("note", {"type": "string", "title": "API key"})),
-               inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES)), count=80),
+                      field("note", {"type": "string", "title": "API key"}),
+                      field("note", {"type": "string", "title": "Password"}),
+                      field("note", {"type": "string", "description": "your token"})),
+               inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
+                                             st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),
 )

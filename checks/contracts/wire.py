@@ -73,8 +73,9 @@ class ScriptedPages:
 
     era = "current"
 
-    def __init__(self, pages: List[Dict[str, Any]]) -> None:
+    def __init__(self, pages: List[Dict[str, Any]], failure: Any) -> None:
         self.pages = pages
+        self.failure = failure  # what a page marked "fails" raises: the package's McpError
         self.sent: List[Any] = []
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
@@ -82,6 +83,8 @@ class ScriptedPages:
         self.sent.append(params)
         step = len(self.sent) - 1
         page = self.pages[step] if step < len(self.pages) else {"tools": [], "nextCursor": ABSENT}
+        if page.get("fails"):
+            raise self.failure(-32603, "the page could not be read")
         tools = [{"name": name, "inputSchema": {"type": "object"}} for name in page["tools"]]
         reply: Dict[str, Any] = {"tools": tools}
         if page["nextCursor"] != ABSENT:
@@ -93,7 +96,7 @@ class ScriptedPages:
 
 
 async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
-    server = ScriptedPages(case["pages"])
+    server = ScriptedPages(case["pages"], package.errors.McpError)
     try:
         tools = await package.discovery.list_all_tools(server, max_pages=case["max_pages"])
         ended: Any = [t.get("name") if isinstance(t, dict) else t for t in tools]
@@ -138,6 +141,8 @@ def show_pages(case: Dict[str, Any]) -> str:
     shown = []
     for page in case["pages"]:
         cursor = "no nextCursor" if page["nextCursor"] == ABSENT else f"nextCursor {as_cursor(page['nextCursor'])}"
+        if page.get("fails"):
+            cursor = "answered with error -32603 instead"
         shown.append(f"[{', '.join(page['tools']) or 'no tools'}; {cursor}]")
     return f"pages {' '.join(shown)} with max_pages={case['max_pages']}"
 
@@ -162,10 +167,20 @@ def scripts(st: Any) -> Any:
                      st.sampled_from(["absent", "null"]), st.integers(1, 8))
 
 
-def page(tools: List[str], cursor: Any) -> Dict[str, Any]:
-    return {"tools": tools, "nextCursor": cursor}
+def page(tools: List[str], cursor: Any, fails: bool = False) -> Dict[str, Any]:
+    return {"tools": tools, "nextCursor": cursor, **({"fails": True} if fails else {})}
 
 
+def failing_scripts(st: Any) -> Any:
+    """A script whose page at some step fails (an error reply; the client raises McpError)."""
+    def fail_one(case: Dict[str, Any], at: int) -> Dict[str, Any]:
+        pages = case["pages"]
+        pages[at % len(pages)]["fails"] = True
+        return case
+    return st.builds(fail_one, scripts(st), st.integers(0, 5))
+
+
+FAILING = {"pages": [page(["read_note", "search"], "p2"), page([], ABSENT, fails=True)], "max_pages": 5}
 PAGED = {"pages": [page(["read_note", "search"], "p2"), page([], ""), page(["add_note"], ABSENT)], "max_pages": 5}
 NULL_END = {"pages": [page(["read_note"], "p2"), page(["search"], None)], "max_pages": 5}
 ENDLESS = {"pages": [page(["again"], "same")] * 6, "max_pages": 3}
@@ -206,5 +221,10 @@ CONTRACTS = (
                       "raise ProtocolViolation after max_pages requests when the server has not ended",
                "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,
                edges=(PAGED, NULL_END, ENDLESS), inputs=scripts, raises=("ProtocolViolation",)),
+        Clause("2.4", "must let a page that fails (an error reply, a timeout) fail the whole listing: never "
+                      "return the tools of the pages before it as if they were all",
+               "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,
+               show_pages, edges=(FAILING,), inputs=failing_scripts, count=60,
+               raises=("McpError", "ProtocolViolation")),
     )),
 )

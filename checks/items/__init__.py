@@ -53,7 +53,7 @@ EXTENSION_ITEMS = [
     Item(11, "E1-consent", "consent: annotations decide when to ask; declines and approvals are kept",
          contracted("E1", consent), "consent.py", "runs_without_asking"),
     Item(12, "E2-list-changes", "a changed tool list is re-listed; old names stay, new tools appear",
-         list_changes, "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s", floor=5.0),
+         contracted("E2", list_changes), "aggregator.py", "Aggregator.list_changed", waits="a list change, up to 2 s", floor=5.0),
     Item(13, "E3-progress", "progress reaches the caller in order, stops at the reply, resets the timeout",
          contracted("E3", progress), "stdio_client.py", "StdioClient._on_progress",
          waits="a call that outlasts its timeout", floor=8.0),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import ConfigError
+from .param_headers import TOKEN
 
 # Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
 # which is the separator in `mcp__<alias>__<tool>`.
@@ -29,7 +30,6 @@ SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand"
 # Headers the HTTP transport sets itself: a config that set them would break the protocol.
 OWN_HEADERS = {"host", "content-type", "content-length", "accept", "mcp-protocol-version", "mcp-session-id",
                "mcp-method", "mcp-name", "last-event-id", "transfer-encoding", "connection"}
-HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token
 PINNABLE = ("2026-07-28", "2025-11-25")  # protocolVersion: the eras this client speaks
 # ${NAME} or ${NAME:-default}, as in shells and in other MCP clients' configs.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -234,7 +234,7 @@ def remote(entry: Dict[str, Any], where: str, environ: Mapping[str, str]) -> "Tu
         raise ConfigError(f"{where}: 'headers' must map header names to strings")
     headers: Dict[str, str] = {}
     for name, value in given.items():
-        if not HEADER_NAME.match(name):
+        if not TOKEN.match(name):
             raise ConfigError(f"{where}: header name {name!r} is not a valid HTTP header name")
         if name.lower() in OWN_HEADERS:
             raise ConfigError(f"{where}: header {name!r} is set by the client itself (the protocol needs it)")

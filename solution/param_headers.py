@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .jsonrpc import Json
 
-TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP field-name token
+# An HTTP field-name token; `\Z`, not `$`, which also matches before a trailing newline.
+TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
 MIRRORED_TYPES = ("string", "integer", "boolean")
 SAFE_INTEGER = 2 ** 53 - 1
 

@@ -27,7 +27,7 @@ def test_a_duplicate_alias_is_an_error_even_as_duplicate_json_keys() -> None:
         parse_config(text)
 
 
-@pytest.mark.parametrize("alias", ["my notes", "nötes", "a.b", "a__b", "", "x" * 33])
+@pytest.mark.parametrize("alias", ["my notes", "nötes", "a.b", "a__b", "", "x" * 33, "notes\n"])
 def test_an_alias_outside_the_allowed_characters_is_an_error(alias: str) -> None:
     with pytest.raises(ConfigError, match="invalid server alias"):
         parse_config(json.dumps({"mcpServers": {alias: {"command": "x"}}}))

@@ -163,6 +163,7 @@ def test_a_remote_entry_in_the_config() -> None:
     ({"url": "https://x/mcp", "headers": {"Mcp-Session-Id": "1"}}, "set by the client itself"),
     ({"url": "https://x/mcp", "headers": {"X-Key": "line\nbreak-s3cret"}}, "the value is not shown"),
     ({"command": "python", "headers": {"A": "b"}}, "for a remote server"),
+    ({"url": "https://x/mcp", "headers": {"X-Key\n": "v"}}, "not a valid HTTP header name"),  # `$` allows it
 ])
 def test_a_bad_remote_entry_is_one_clear_line(entry: Dict[str, Any], said: str) -> None:
     with pytest.raises(ConfigError) as raised:
@@ -198,6 +199,7 @@ async def test_marked_parameters_travel_as_headers_and_badly_marked_tools_are_le
     ({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}},
      "not reached by properties alone"),
     ({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}, "not a valid header name"),
+    ({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A\n"}}}, "not a valid header name"),
     ({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "Id"},
                                        "b": {"type": "string", "x-mcp-header": "ID"}}}, "differ only in case"),
     ({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]},

@@ -394,13 +394,25 @@ class Unreadable:
 
 
 def parse_request(line: bytes) -> "Json | Unreadable":
+    """A JSON-RPC object whose id (if any) can key a table, or the error it earns.
+    Checked here, before any shell looks the id up: an object as an id is unhashable."""
     try:
         message = json.loads(line)
     except ValueError as exc:
         return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error", str(exc))))
+    except RecursionError:  # not a ValueError: json.loads recurses once per level
+        return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error: nested too deeply")))
     if not isinstance(message, dict):
         return Unreadable(error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: not a JSON object")))
+    if "id" in message and not usable_id(message["id"]):
+        return Unreadable(error_reply(None, RpcError(INVALID_REQUEST,
+                                                     "Invalid request: an id must be a string, a number or null")))
     return message
+
+
+def usable_id(value: Any) -> bool:
+    """An id JSON-RPC allows (string, number, null): never an object, a list or a bool."""
+    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
 
 
 def error_reply(request_id: Any, error: RpcError) -> Json:

@@ -38,8 +38,9 @@ import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
-from servers.core import error_reply
+from servers.core import error_reply, parse_request
 from servers.rpc import RpcError
 from servers.stdio import StdioShell
 
@@ -52,9 +53,30 @@ if TYPE_CHECKING:
 HEADER_MISMATCH = -32020
 RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
 MAX_BODY = 4 * 1024 * 1024
-LOCAL_ORIGINS = ("http://127.0.0.1", "http://localhost", "https://127.0.0.1", "https://localhost",
-                 "http://[::1]", "https://[::1]")
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def host_is_local(authority: str) -> bool:
+    """`authority` (host[:port], as in Host) names this machine: the host is compared
+    whole, so `localhost.evil.example` or `localhost@evil.example` is not local."""
+    try:
+        return urlsplit("//" + authority).hostname in LOCAL_HOSTS
+    except ValueError:  # a bracket left open, say
+        return False
+
+
+def origin_is_local(origin: str) -> bool:
+    """An Origin of a page on this machine: http(s), a local host, nothing else."""
+    scheme, _, authority = origin.partition("://")
+    return scheme in ("http", "https") and "/" not in authority and host_is_local(authority)
+
+
+def body_length(value: "Optional[str]") -> "Optional[int]":
+    """A Content-Length as HTTP writes it (digits only); None for anything else,
+    which int() would take (-1, +5, ' 5') or refuse with a traceback."""
+    if value is None:
+        return 0
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def decoded(value: str) -> str:
@@ -275,9 +297,7 @@ def handler_for(shell: HttpShell) -> type:
         def local_origin(self) -> bool:
             """DNS rebinding: a page elsewhere that reaches 127.0.0.1 still names its own host."""
             origin = self.headers.get("Origin")
-            host = self.headers.get("Host") or ""
-            name = host.split("]")[0] + "]" if host.startswith("[") else host.rsplit(":", 1)[0]  # without the port
-            return (origin is None or origin.startswith(LOCAL_ORIGINS)) and name in LOCAL_HOSTS
+            return (origin is None or origin_is_local(origin)) and host_is_local(self.headers.get("Host") or "")
 
         def do_GET(self) -> None:
             if not self.local_origin():
@@ -305,19 +325,18 @@ def handler_for(shell: HttpShell) -> type:
                 self.refuse(405 if shell.options.era == "current" else 404)
 
         def do_POST(self) -> None:
-            size = int(self.headers.get("Content-Length") or 0)
+            size = body_length(self.headers.get("Content-Length"))
+            if size is None:
+                return self.refuse(400)
             if size > MAX_BODY:
                 return self.refuse(413)
             body = self.rfile.read(size)
             if not self.local_origin():
                 return self.refuse(403)
-            try:
-                message = json.loads(body)
-            except ValueError:
-                message = None
+            message = parse_request(body)
             if not isinstance(message, dict):
                 shell.journal.record("in", raw=body.decode("utf-8", "replace")[:2000])
-                return self.refuse(400, error_reply(None, RpcError(-32700, "Parse error")))
+                return self.refuse(400, message.reply)
             shell.journal.record("in", msg=message)
             refused = shell.check(self, message)
             if refused is not None:

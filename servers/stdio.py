@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from servers.core import Server, check_envelope, error_reply, no_report
+from servers.core import Server, check_envelope, error_reply, no_report, parse_request
 from servers.rpc import RpcError
 from servers.legacy import LegacyFront
 from servers.switches import extra_tool, parse_options, parsed_json
@@ -210,15 +210,12 @@ class StdioShell:
         return True
 
     def receive(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            message = None
-        if isinstance(message, dict):
+        parsed = parse_request(line)  # an unusable line is answered by handle_line, which parses it again
+        message = parsed if isinstance(parsed, dict) else None
+        if message is not None:
             self.journal.record("in", msg=message)
         else:
             self.journal.record("in", raw=line.decode("utf-8", "replace"))
-            message = None
         if message is not None and self.answered(message):
             return
         if message is not None and message.get("method") == "notifications/cancelled":

@@ -67,3 +67,59 @@ def test_a_page_elsewhere_is_refused(url: str) -> None:
     status, _ = post(url, body, {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list",
                                  "Origin": "http://evil.example.com"})
     assert status == 403
+
+
+def test_an_origin_is_compared_by_its_host_not_its_prefix(url: str) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+    for origin in ("http://localhost.evil.example", "http://127.0.0.1.evil.example:80", "http://localhost@evil.example"):
+        assert post(url, body, {**headers, "Origin": origin})[0] == 403, origin
+    for origin in ("http://localhost:5173", "https://127.0.0.1", "http://[::1]:8080"):
+        assert post(url, body, {**headers, "Origin": origin})[0] == 200, origin
+
+
+def raw_post(url: str, head: bytes, body: bytes) -> Tuple[int, Any]:
+    """One POST written by hand (urllib would mend a bad Content-Length); the status
+    and the JSON body. A server that never answers fails this at the socket's timeout."""
+    port = int(url.split(":")[2].split("/")[0])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           + head + b"\r\n" + body)
+        answer = b""
+        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < length_of(answer):
+            chunk = connection.recv(65536)
+            assert chunk, f"the connection closed without an answer (so far: {answer[:200]!r})"
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    payload = rest.split(b"\r\n\r\n", 1)[1]
+    return int(status_line.split()[1]), json.loads(payload) if payload else None
+
+
+def length_of(answer: bytes) -> int:
+    for line in answer.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
+
+
+@pytest.mark.parametrize("length", [b"-1", b"abc", b"+5", b" 5 5"])
+def test_a_content_length_that_is_not_a_number_of_bytes_is_refused(url: str, length: bytes) -> None:
+    status, _ = raw_post(url, b"Content-Length: " + length + b"\r\n", b"{}")
+    assert status == 400
+
+
+@pytest.mark.parametrize("body, code", [
+    (b"[" * 100_000 + b"]" * 100_000, -32700),  # json.loads raises RecursionError, not ValueError
+    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", -32700),
+    (json.dumps({"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list",
+                 "params": {"_meta": META}}).encode(), -32600),
+    (json.dumps({"jsonrpc": "2.0", "id": [1], "result": {}}).encode(), -32600),
+], ids=["nested arrays", "nested in an object", "an object as the id", "a list as a reply's id"])
+def test_a_body_the_fixture_cannot_use_gets_a_json_rpc_error(url: str, body: bytes, code: int) -> None:
+    head = b"Content-Length: %d\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n" % len(body)
+    status, reply = raw_post(url, head, body)
+    assert status == 400 and reply["error"]["code"] == code and reply["id"] is None
+    status, _ = post(url, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
+                     {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+    assert status == 200  # and the fixture still answers

@@ -166,3 +166,12 @@ def test_the_journal_start_says_when_the_process_was_started(tmp_path: Path) -> 
     start = journal(path)[0]
     # The kernel's start time, rounded up to its clock tick: after the spawn, before Python was up.
     assert before - 0.05 < start["forked"] <= start["t"] + 0.02
+
+
+def test_a_line_nested_too_deep_or_with_an_object_as_its_id_is_answered_and_the_server_goes_on() -> None:
+    done = run_server("notes", [b"[" * 100_000 + b"]" * 100_000,
+                                b'{"jsonrpc": "2.0", "id": {"an": "object"}, "method": "tools/list"}',
+                                line(request(3, "server/discover"))])
+    answers = replies(done.stdout)
+    got = sorted(((a["id"], a.get("error", {}).get("code")) for a in answers), key=str)  # each on its own thread
+    assert got == sorted([(None, -32700), (None, -32600), (3, None)], key=str)

@@ -35,6 +35,7 @@ import json
 from typing import Dict, List, Optional, Tuple
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from .config import ServerSpec
@@ -43,7 +44,7 @@ from .http_wire import Exchange, HttpFailure, Response, Url
 from .jsonrpc import Json, Pending, RequestId, encode
 from .param_headers import Mirror, mirrors, param_headers
 from .protocol import PROTOCOL_VERSION
-from .sse import EventStream, EventTooLarge
+from .sse import Event, EventStream, EventTooLarge
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, MAX_LINE_BYTES, StdioClient
 from .untrusted import shown
 
@@ -52,6 +53,7 @@ ERROR_BODY_BYTES = 64 * 1024  # of a non-2xx answer, read for a JSON-RPC error
 DEFAULT_RETRY_MS = 1000  # before resuming a stream whose server named no `retry`
 MAX_RESUMES = 5  # a stream that keeps ending without the reply is given up on
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+FEED_BYTES = 4096  # of an event stream's chunk, parsed at a time: the loop is let in between
 
 
 def header_value(text: str) -> str:
@@ -61,6 +63,17 @@ def header_value(text: str) -> str:
     if plain and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
+async def parsed(events: EventStream, chunk: bytes) -> List[Event]:
+    """The events `chunk` completes, parsed FEED_BYTES at a time with a checkpoint
+    between: 64 KB of blank lines is 65,536 lines, and the stream that sends them must
+    not hold up the client's other requests while they are read."""
+    found: List[Event] = []
+    for at in range(0, len(chunk), FEED_BYTES):
+        found += events.feed(chunk[at:at + FEED_BYTES])
+        await anyio.lowlevel.checkpoint()
+    return found
 
 
 class HttpClient(StdioClient):
@@ -243,7 +256,7 @@ class HttpClient(StdioClient):
     async def _read_events(self, ex: Exchange, events: EventStream, request_id: Optional[RequestId]) -> None:
         try:
             async for chunk in ex.body():
-                for event in events.feed(chunk):
+                for event in await parsed(events, chunk):
                     if event.event == "message" and event.data.strip():
                         self._deliver(event.data.encode("utf-8"), request_id)
                         if isinstance(request_id, str) and request_id in self._listening:

@@ -16,10 +16,12 @@ returns the events they complete. Tested without a socket.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import List, Optional
 
 MAX_EVENT_BYTES = 16 * 1024 * 1024  # one event, like one stdio line: past this the stream is dropped
+LINE_END = re.compile(rb"\r\n|\r|\n")  # the first one found from a point; nothing past it is read
 
 
 class EventTooLarge(ValueError):
@@ -40,38 +42,44 @@ class EventStream:
         self.limit = limit
         self.last_id: Optional[str] = None
         self.retry_ms: Optional[int] = None
-        self._buffer = b""
+        self._buffer = bytearray()  # an unfinished line
+        self._searched = 0  # how much of the buffer is known to hold no line end
         self._data: List[str] = []
         self._size = 0
         self._type = ""
         self._skip_lf = False  # a chunk ended on "\r": a "\n" starting the next is the same line end
 
     def feed(self, chunk: bytes) -> List[Event]:
-        """The events that `chunk` completes, in order."""
+        """The events that `chunk` completes, in order. Linear in the bytes fed, however
+        they are cut: each byte is searched once, and what is left unfinished is kept in
+        a buffer that grows in place (a copy per chunk or per line made a long line in
+        small pieces, or many lines in one chunk, cost their length squared)."""
+        if not chunk:
+            return []  # nothing, and a "\r" just before still waits for its "\n"
         if self._skip_lf and chunk.startswith(b"\n"):
             chunk = chunk[1:]
         self._skip_lf = False
-        self._buffer += chunk
+        buffer = self._buffer
+        buffer += chunk
         events: List[Event] = []
+        start = 0  # where the next line begins
         while True:
-            cut = min((i for i in (self._buffer.find(b"\r"), self._buffer.find(b"\n")) if i >= 0), default=-1)
-            if cut < 0:
+            end = LINE_END.search(buffer, max(start, self._searched))
+            if end is None:
                 break
-            line = self._buffer[:cut]
-            end = cut + 1
-            if self._buffer[cut:cut + 1] == b"\r":
-                if cut + 1 == len(self._buffer):
-                    self._skip_lf = True  # the "\n" of "\r\n" may come in the next chunk
-                elif self._buffer[cut + 1:cut + 2] == b"\n":
-                    end += 1
-            self._buffer = self._buffer[end:]
+            line = buffer[start:end.start()]
+            if end.group() == b"\r" and end.end() == len(buffer):
+                self._skip_lf = True  # the "\n" of "\r\n" may come in the next chunk
+            start = end.end()
             text = line.decode("utf-8", "replace")
             event = self._line(text)
             if event is not None:
                 events.append(event)
             # Counted here, whatever the line did: an event that never ends is refused.
             self._size = 0 if text == "" else self._size + len(line) + 1
-        if len(self._buffer) + self._size > self.limit:
+        del buffer[:start]  # once per chunk: what is left is one unfinished line
+        self._searched = len(buffer)  # and it holds no line end
+        if len(buffer) + self._size > self.limit:
             raise EventTooLarge(f"an event longer than {self.limit} bytes")
         return events
 

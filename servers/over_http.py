@@ -12,8 +12,11 @@ and refused as the spec says, so a client's slips show in the journal:
   `Mcp-Name` must match the body (400 and -32020 otherwise); no sessions;
   GET and DELETE are 405. `subscriptions/listen` holds its stream open.
 - 2025-11-25: `initialize` mints `Mcp-Session-Id`; later requests must carry
-  it (400 without, 404 for an unknown one); DELETE ends it; GET is 405,
-  except to resume a stream (below).
+  it (400 without, 404 for an unknown one); DELETE ends it. A GET opens the
+  session's stream for messages outside any request (list changes), journalled
+  as `listen-opened` and `listen-closed`; it ends with its session (or when the
+  client goes), and a GET for a session that has ended is 404 (`listen-refused`).
+  A GET with `Last-Event-ID` resumes a stream (below).
 
 Two switches make the answers harder to read, as real servers' are (E9):
 `--sse` answers everything as an event stream written the way the format
@@ -112,6 +115,7 @@ class Sink:
         self.handler = handler
         self.request_id = request_id
         self.headers = headers
+        self.session: Optional[str] = None  # a handshake-era GET stream: the session it belongs to
         self.streaming = False
         self.shell = shell
         self.noisy = bool(shell.options.sse)
@@ -216,11 +220,34 @@ class HttpShell(StdioShell):
 
     def tools_changed(self) -> None:
         for stream in list(self._streams):
+            change: Json = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            if stream.session is None:  # a listen stream names its subscription; a GET stream is the session's
+                change["params"] = {"_meta": {"io.modelcontextprotocol/subscriptionId": stream.request_id}}
             try:
-                stream.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
-                             "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": stream.request_id}}})
+                stream.send(change)
             except OSError:
                 self._streams.discard(stream)
+
+    def hold(self, sink: Sink) -> None:
+        """Keep a stream open until the client goes (a write then fails) or the
+        server ends it (it leaves `_streams`)."""
+        self._streams.add(sink)
+        while sink in self._streams:
+            with self._changed:
+                self._changed.wait(1.0)
+            try:
+                sink.keep_alive()
+            except OSError:
+                self._streams.discard(sink)
+
+    def end_session(self, session: str) -> None:
+        """DELETE: the session and its streams end."""
+        self.sessions.discard(session)
+        self.journal.record("session-ended", session=session)
+        for stream in [s for s in self._streams if s.session == session]:
+            self._streams.discard(stream)
+        with self._changed:
+            self._changed.notify_all()
 
     def refusal(self, status: int, message: str, code: int = HEADER_MISMATCH, request_id: Any = None) -> "tuple[int, Json]":
         return status, error_reply(request_id, RpcError(code, message))
@@ -303,8 +330,10 @@ def handler_for(shell: HttpShell) -> type:
             if not self.local_origin():
                 return self.refuse(403)
             last = self.headers.get("Last-Event-ID")
+            if shell.options.era == "legacy" and last is None:
+                return self.session_stream(self.headers.get("Mcp-Session-Id"))
             if shell.options.era != "legacy" or not shell.options.sse_break or last is None:
-                return self.refuse(405)  # no stream of its own for server messages; only resuming one
+                return self.refuse(405)  # the current era has no GET; resuming is for --sse-break
             shell.journal.record("resume", last_event_id=last, session=self.headers.get("Mcp-Session-Id"))
             held = shell.held.pop(last, None)
             if held is None or self.headers.get("Mcp-Session-Id") not in shell.sessions:
@@ -318,8 +347,7 @@ def handler_for(shell: HttpShell) -> type:
         def do_DELETE(self) -> None:
             session = self.headers.get("Mcp-Session-Id")
             if shell.options.era == "legacy" and session in shell.sessions:
-                shell.sessions.discard(session)
-                shell.journal.record("session-ended", session=session)
+                shell.end_session(session)
                 self.refuse(200)
             else:
                 self.refuse(405 if shell.options.era == "current" else 404)
@@ -361,19 +389,27 @@ def handler_for(shell: HttpShell) -> type:
                 if message.get("method") == "subscriptions/listen" and shell.options.era == "current":
                     shell._streams.add(sink)  # before the acknowledgement: a change after it reaches this stream
                     shell.listen(message)
-                    while sink in shell._streams:  # open until the client goes (a write then fails)
-                        with shell._changed:
-                            shell._changed.wait(1.0)
-                        try:
-                            sink.keep_alive()
-                        except OSError:
-                            shell._streams.discard(sink)
+                    shell.hold(sink)
                     return
                 shell.answer(body, message)
             except OSError:
                 shell.journal.record("dropped", id=message.get("id"), reason="the client closed the stream")
             finally:
                 shell._local.sink = None
+            self.close_connection = True
+
+        def session_stream(self, session: Optional[str]) -> None:
+            """Handshake era: the session's stream for messages outside any request."""
+            if session not in shell.sessions:
+                shell.journal.record("listen-refused", session=session)
+                return self.refuse(404 if session else 400)
+            sink = Sink(self, None, [], shell)
+            sink.session = session
+            sink.open_stream()
+            shell.journal.record("listen-opened", session=session)
+            shell.hold(sink)
+            ended = session not in shell.sessions
+            shell.journal.record("listen-closed", session=session, by="the server" if ended else "the client")
             self.close_connection = True
 
         def break_stream(self, body: bytes, message: Json, sink: Sink) -> None:

@@ -18,9 +18,10 @@ The eras differ in the transport (the spec's transports pages):
   may carry the server's own requests (elicitation), answered by a POST. A
   stream that ends before the reply is resumed with a GET carrying
   `Last-Event-ID`, after the server's `retry` delay. A GET stream carries
-  messages outside any request (list changes). A 404 to a request in a
-  session means the server ended it: the handshake again, then the request
-  again (once). Close sends DELETE.
+  messages outside any request (list changes); it is its session's, closed
+  with it and never reopened for the next. A 404 to a request in a session
+  means the server ended it: the handshake again, then the request again
+  (once). Close sends DELETE.
 - Both: parameters marked `x-mcp-header` go out again as `Mcp-Param-*`
   (`param_headers.py`).
 
@@ -85,7 +86,7 @@ class HttpClient(StdioClient):
         self.session_id: Optional[str] = None  # handshake era, when the server gave one
         self._initialize: Optional[Pending] = None  # handshake era: the initialize request, once sent
         self._streams: Dict[RequestId, anyio.CancelScope] = {}
-        self._get_stream: Optional[anyio.CancelScope] = None
+        self._get_streams: Dict[Optional[str], anyio.CancelScope] = {}  # session -> its GET stream
         self._marks: Dict[str, List[Mirror]] = {}  # tool name -> its x-mcp-header marks, from tools/list
         self._renewing = anyio.Lock()
         self._listening: Dict[str, anyio.Event] = {}  # listen stream id -> set at its first message
@@ -153,7 +154,7 @@ class HttpClient(StdioClient):
             except HttpFailure as exc:
                 raise ServerGone(f"{self.where()}: {exc}") from None
         if message.get("method") == "notifications/initialized":
-            self._task_group.start_soon(self._listen_get)
+            self._task_group.start_soon(self._listen_get, self.session_id)
 
     async def listen(self, notifications: Json) -> None:
         """Open a listen stream and wait (bounded) for its first message, the server's
@@ -215,6 +216,7 @@ class HttpClient(StdioClient):
         async with self._renewing:
             if self.session_id != stale:
                 return  # another request has already renewed it
+            self._end_get_stream(stale)  # it belongs to the ended session: never carried over
             self.session_id, self._initialize = None, None
             await handshake(self)
 
@@ -290,23 +292,40 @@ class HttpClient(StdioClient):
             return McpError.from_reply(parsed["error"])
         return ServerGone(f"{self.where()} answered HTTP {response.status} {shown(response.reason, 60)}")
 
-    async def _listen_get(self) -> None:
-        """Handshake era: the stream for messages outside any request, when offered."""
-        events = EventStream()
+    async def _listen_get(self, session: Optional[str]) -> None:
+        """Handshake era: the stream for messages outside any request, when offered. It is
+        `session`'s: ended with it (a renewal, close), and never reopened for another."""
         with anyio.CancelScope() as scope:
-            self._get_stream = scope
-            for _ in range(MAX_RESUMES):
-                headers = self._headers({}, body=False)
-                if events.last_id is not None:
-                    headers.append(("Last-Event-ID", events.last_id))
-                try:
-                    async with Exchange(self.url, "GET", headers) as ex:
-                        if ex.response.status >= 300 or ex.response.content_type != "text/event-stream":
-                            return  # 405: the server offers none, which is allowed
-                        await self._read_events(ex, events, None)
-                except Exception:  # (HttpFailure, ServerGone, or bytes it cannot handle): no stream, as with 405
-                    return
-                await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+            self._end_get_stream(session)  # one per session
+            self._get_streams[session] = scope
+            try:
+                await self._follow_get_stream(session)
+            finally:
+                if self._get_streams.get(session) is scope:
+                    del self._get_streams[session]
+
+    async def _follow_get_stream(self, session: Optional[str]) -> None:
+        """Read the GET stream, and open it again when the server ends it, while its session lasts."""
+        events = EventStream()
+        for _ in range(MAX_RESUMES):
+            if self._closed or self.session_id != session:
+                return  # its session has ended: nothing to reopen
+            headers = self._headers({}, body=False)
+            if events.last_id is not None:
+                headers.append(("Last-Event-ID", events.last_id))
+            try:
+                async with Exchange(self.url, "GET", headers) as ex:
+                    if ex.response.status >= 300 or ex.response.content_type != "text/event-stream":
+                        return  # 405: the server offers none, which is allowed
+                    await self._read_events(ex, events, None)
+            except Exception:  # (HttpFailure, ServerGone, or bytes it cannot handle): no stream, as with 405
+                return
+            await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
+
+    def _end_get_stream(self, session: Optional[str]) -> None:
+        scope = self._get_streams.pop(session, None)
+        if scope is not None:
+            scope.cancel()
 
     # -- close -------------------------------------------------------------------
 
@@ -315,7 +334,7 @@ class HttpClient(StdioClient):
             return
         self._closed = True
         with anyio.CancelScope(shield=True):
-            for scope in [*self._streams.values(), *([self._get_stream] if self._get_stream else [])]:
+            for scope in [*self._streams.values(), *self._get_streams.values()]:
                 scope.cancel()
             if self.era == "legacy" and self.session_id:
                 with anyio.move_on_after(self.close_grace):

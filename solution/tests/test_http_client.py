@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
 
+import anyio
 import pytest
 
 from solution.aggregator import Aggregator
@@ -237,8 +238,42 @@ async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_thr
     assert [e["status"] for e in seen if e["kind"] == "out" and e.get("status") == 404] == [404]
 
 
-async def test_a_tool_list_change_arrives_on_the_listen_stream_and_the_table_follows(serve: Any) -> None:
-    url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT")
+async def journalled(path: Path, kind: str, count: int = 1) -> List[Dict[str, Any]]:
+    """The journal's entries of `kind` once there are `count` of them (bounded: 30 s)."""
+    with anyio.fail_after(30):
+        while len(found := [e for e in journal(path) if e["kind"] == kind]) < count:
+            await anyio.sleep(0.02)  # the fixture writes its journal from its own process
+    return found
+
+
+async def test_a_renewed_session_takes_its_own_stream_and_closes_the_old_one(serve: Any, tmp_path: Path) -> None:
+    """Handshake era: each session's GET stream belongs to it. After a 404 and a new
+    session the old stream is not carried over, and after the client's DELETE no GET comes."""
+    path = tmp_path / "old.jsonl"
+    url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", "legacy", "--journal", str(path),
+                "--page-size", "10")
+    with anyio.fail_after(60):  # a stream nobody closes keeps the client from ever closing
+        async with Aggregator(config_of([ServerSpec("old", "", url=url)])) as tools:
+            await tools.refresh()
+            first = (await journalled(path, "listen-opened"))[0]["session"]
+            ended = urllib.request.Request(url, method="DELETE", headers={"Mcp-Session-Id": first})
+            with urllib.request.urlopen(ended, timeout=30) as answer:  # the server forgets the session
+                assert answer.status == 200
+            result = await tools.call(tools.find("old", "search").model_name, {"query": "paging"})  # type: ignore[union-attr]
+            assert not result.get("isError"), result
+            await journalled(path, "listen-opened", 2)
+    seen = journal(path)
+    sessions = [e["session"] for e in seen if e["kind"] == "session-started"]
+    assert [e["session"] for e in seen if e["kind"] == "listen-opened"] == sessions  # one each, its own
+    closed_by_client = max(i for i, e in enumerate(seen) if e["kind"] == "session-ended")
+    assert seen[closed_by_client]["session"] == sessions[-1]
+    after = [e for e in seen[closed_by_client:] if e["kind"] in ("listen-opened", "listen-refused")]
+    assert after == [], f"GETs after the client ended its session: {after}"
+
+
+@pytest.mark.parametrize("era", ["current", "legacy"])
+async def test_a_tool_list_change_arrives_on_the_listen_stream_and_the_table_follows(serve: Any, era: str) -> None:
+    url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT", "--era", era)
     async with Aggregator(config_of([ServerSpec("tickets", "", url=url)])) as tools:
         await tools.refresh()
         assert tools.find("tickets", "plugin.weekly_report") is None

@@ -14,7 +14,7 @@ go out under the original name. A server that fails discovery lands in the
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Set, Type
+from typing import Any, Dict, List, Optional, Type
 
 import anyio
 from anyio.abc import TaskGroup
@@ -36,6 +36,32 @@ from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool
 
 DISCOVERY_TIMEOUT = 10.0  # the least a whole discovery may take; more when request timeouts are longer
 DISCOVERY_REQUESTS = 3  # a discovery is about this many requests long (probe or handshake, pages, listen)
+
+
+class Relists:
+    """At most one re-list running per server, and one owed: however many changes are
+    announced while one runs (2,000 at once, from a hostile server), one more follows
+    it, and that one sees them all. None is lost: the owed one starts after."""
+
+    def __init__(self) -> None:
+        self._owed: Dict[str, bool] = {}  # alias -> a change came while its re-list ran
+
+    def begin(self, alias: str) -> bool:
+        """True: re-list now. False: one is running, and now owes another."""
+        if alias in self._owed:
+            self._owed[alias] = True
+            return False
+        self._owed[alias] = False
+        return True
+
+    def again(self, alias: str) -> bool:
+        """After a re-list: True when a change came while it ran (and it is run again)."""
+        owed = self._owed.get(alias, False)
+        self._owed[alias] = False
+        return owed
+
+    def end(self, alias: str) -> None:
+        self._owed.pop(alias, None)
 
 
 class Aggregator(ToolCalls):
@@ -64,8 +90,7 @@ class Aggregator(ToolCalls):
         self._changed = anyio.Event()
         self._clients: List[StdioClient] = []
         self._task_group: Optional[TaskGroup] = None
-        self._relists_running: Set[str] = set()  # servers being re-listed now
-        self._relists_owed: Set[str] = set()  # ... that changed again meanwhile: list once more
+        self._relists = Relists()
 
     @property
     def elicitor(self) -> Optional[Elicitor]:
@@ -120,33 +145,28 @@ class Aggregator(ToolCalls):
         # <<< extension E2
 
     async def _relist(self, alias: str) -> None:
-        """List a server's tools again and rebuild the table. One re-list per
-        server at a time: a change announced while one runs makes it list once
-        more when it ends (its pages may predate the change), and any number of
-        such changes cost one more listing, never one each, nor a stale list
-        that finishes last."""
-        if alias in self._relists_running:
-            self._relists_owed.add(alias)
+        """Re-list `alias`, coalesced: a change that comes while it runs is another re-list after."""
+        if not self._relists.begin(alias):
             return
-        self._relists_running.add(alias)
         try:
-            while True:
-                self._relists_owed.discard(alias)
-                connection = self.connections.get(alias)
-                if connection is None:
-                    return
-                try:
-                    connection.tools = await list_all_tools(connection.client)
-                except Exception as exc:  # the server broke while re-listing: it goes offline
-                    self.connections.pop(alias, None)
-                    self.offline[alias] = reason(exc)
-                # Names are a pure function of (alias, tool name), so the tools that
-                # remain keep their names; new ones get theirs the same way.
-                self._rebuild(dict(self.connections), dict(self.offline))
-                if alias not in self._relists_owed:
-                    return
+            await self._relist_once(alias)
+            while self._relists.again(alias):
+                await self._relist_once(alias)
         finally:
-            self._relists_running.discard(alias)
+            self._relists.end(alias)
+
+    async def _relist_once(self, alias: str) -> None:
+        connection = self.connections.get(alias)
+        if connection is None:
+            return
+        try:
+            connection.tools = await list_all_tools(connection.client)
+        except Exception as exc:  # the server broke while re-listing: it goes offline
+            self.connections.pop(alias, None)
+            self.offline[alias] = reason(exc)
+        # Names are a pure function of (alias, tool name), so the tools that
+        # remain keep their names; new ones get theirs the same way.
+        self._rebuild(dict(self.connections), dict(self.offline))
 
     async def wait_for_change(self, since: int, timeout: float) -> bool:
         """Wait (bounded) until the table's version passes `since`."""

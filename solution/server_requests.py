@@ -5,11 +5,16 @@ Every request gets an answer, never silence (a server may be waiting on it):
 questions (a terminal form, a caller's callback), and is declined with a
 reason when nobody does or the form cannot be shown; anything else is a
 method this client does not offer (-32601), said in words.
+
+Up to a point: each answer is a task and a message (over HTTP a connection of
+its own), so a server that sends thousands at once (3,000 pings on one answer)
+gets `Admission`'s treatment: a few answered at a time, more refused as busy,
+and past both none, since even a refusal costs a message.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, Literal, Optional
 
 from .elicitation import Elicitor, answer
 from .jsonrpc import Json
@@ -18,6 +23,39 @@ from .untrusted import shown
 METHOD_NOT_FOUND = -32601
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 DECLINED = "mcp-client-lab/declined"  # why the client declined without asking anyone
+BUSY = -32000  # JSON-RPC's range for an implementation's own errors: too many requests at once
+ANSWERING = 8  # a server's own requests answered at once
+REFUSING = 64  # beyond those, refused as busy at once; beyond both, left unanswered
+
+Handling = Literal["answer", "refuse"]
+
+
+class Admission:
+    """How one server's requests are being handled, and what a new one gets."""
+
+    def __init__(self, answering: int = ANSWERING, refusing: int = REFUSING) -> None:
+        self.limits: Dict[Handling, int] = {"answer": answering, "refuse": refusing}
+        self.held: Dict[Handling, int] = {"answer": 0, "refuse": 0}
+        self.unanswered = 0  # requests that came while both were full
+
+    def admit(self) -> Optional[Handling]:
+        """"answer" or "refuse" (call `done` with it when the reply is sent), or None."""
+        for handling in ("answer", "refuse"):
+            if self.held[handling] < self.limits[handling]:
+                self.held[handling] += 1
+                return handling
+        self.unanswered += 1
+        return None
+
+    def done(self, handling: Handling) -> None:
+        self.held[handling] -= 1
+
+
+def busy_reply(message: Json) -> Json:
+    """The refusal of a request that came while ANSWERING others were being answered."""
+    return {"jsonrpc": "2.0", "id": message.get("id"),
+            "error": {"code": BUSY, "message": f"Busy: this client answers at most {ANSWERING} requests "
+                                               "from a server at once; send it again later"}}
 
 
 def related_task(params: Any) -> Optional[str]:

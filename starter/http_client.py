@@ -55,6 +55,10 @@ DEFAULT_RETRY_MS = 1000  # before resuming a stream whose server named no `retry
 MAX_RESUMES = 5  # a stream that keeps ending without the reply is given up on
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 FEED_BYTES = 4096  # of an event stream's chunk, parsed at a time: the loop is let in between
+# Connections open at once to one server (each exchange has its own); more wait for one to end.
+# Apart, so that answers to a server's questions never wait behind the requests that await them.
+MAX_REQUEST_CONNECTIONS = 16  # the client's requests with their streams (a listen stream holds one)
+MAX_MESSAGE_CONNECTIONS = 4  # notifications, and answers to the server's requests
 
 
 def header_value(text: str) -> str:
@@ -90,6 +94,8 @@ class HttpClient(StdioClient):
         self._marks: Dict[str, List[Mirror]] = {}  # tool name -> its x-mcp-header marks, from tools/list
         self._renewing = anyio.Lock()
         self._listening: Dict[str, anyio.Event] = {}  # listen stream id -> set at its first message
+        self._request_slots = anyio.Semaphore(MAX_REQUEST_CONNECTIONS)
+        self._message_slots = anyio.Semaphore(MAX_MESSAGE_CONNECTIONS)
 
     @property
     def negotiated(self) -> Optional[str]:
@@ -147,7 +153,8 @@ class HttpClient(StdioClient):
         # A notification, or our answer to the server's request: 202 and no body.
         with anyio.move_on_after(self.request_timeout):
             try:
-                async with Exchange(self.url, "POST", self._headers(message), encode(message)) as sent:
+                async with self._message_slots, \
+                        Exchange(self.url, "POST", self._headers(message), encode(message)) as sent:
                     if sent.response.status >= 300:
                         raise ServerGone(f"{self.where()} refused a message with HTTP "
                                          f"{sent.response.status} {shown(sent.response.reason, 60)}")
@@ -184,15 +191,16 @@ class HttpClient(StdioClient):
             with anyio.CancelScope() as scope:
                 self._streams[request_id] = scope
                 for attempt in (1, 2):
-                    session = self.session_id
-                    async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
-                        if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
-                            self.session_id = ex.response.headers["mcp-session-id"]
-                        # 404 to a request in a session: the server ended it. Once, a new session and again.
-                        if not (ex.response.status == 404 and session and attempt == 1
-                                and message.get("method") != "initialize"):
-                            await self._answer(ex, request_id)
-                            break
+                    async with self._request_slots:  # let go before a renewal: its initialize needs one
+                        session = self.session_id
+                        async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
+                            if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
+                                self.session_id = ex.response.headers["mcp-session-id"]
+                            # 404 to a request in a session: the server ended it. Once, a new session and again.
+                            if not (ex.response.status == 404 and session and attempt == 1
+                                    and message.get("method") != "initialize"):
+                                await self._answer(ex, request_id)
+                                break
                     await self._renew_session(session)
                 if slot is not None and not slot.done.is_set():
                     slot.reject(ProtocolViolation(f"{self.where()} ended its answer without a reply"))

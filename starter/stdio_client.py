@@ -33,7 +33,7 @@ from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # n
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
 from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
 from .protocol import complete_result, with_envelope
-from .server_requests import answer_server_request
+from .server_requests import Admission, Handling, answer_server_request, busy_reply
 from .tasks import EXTENSION as TASKS_EXTENSION
 from .untrusted import shown
 
@@ -94,6 +94,7 @@ class StdioClient:
         # Who answers the server's questions (elicitation); None: nobody, and
         # then the capability is never declared.
         self.elicitor: Optional[Elicitor] = None
+        self.admission = Admission()  # how many of the server's own requests are in hand
 
     @property
     def capabilities(self) -> Json:
@@ -246,9 +247,10 @@ class StdioClient:
             self.noise.append(line[:200])  # not JSON-RPC: keep a sample, read on
             return
         if "method" in message:
-            if "id" in message:  # a request from the server: it gets an answer, never silence
-                if self._task_group is not None:  # busy or not is judged now, as it arrives
-                    self._task_group.start_soon(self._answer_server, message, len(self._pending) > 0)
+            if "id" in message:  # a request from the server: an answer, or in a flood a refusal
+                handling = self.admission.admit() if self._task_group is not None else None
+                if self._task_group is not None and handling is not None:  # busy or not is judged now
+                    self._task_group.start_soon(self._answer_server, message, len(self._pending) > 0, handling)
                 return
             handler = self.notification_handlers.get(str(message["method"]))
             params = message.get("params", {})
@@ -308,13 +310,18 @@ class StdioClient:
             self._broken = True  # its stream is unreadable from here on: no polite close
         await self._went_away(reason)
 
-    async def _answer_server(self, message: Json, busy: bool) -> None:
+    async def _answer_server(self, message: Json, busy: bool, handling: Handling) -> None:
         """Reply to a request the server sent (`server_requests` decides how)."""
-        reply = await answer_server_request(self.alias, self.elicitor, message, busy)
         try:
+            if handling == "answer":
+                reply = await answer_server_request(self.alias, self.elicitor, message, busy)
+            else:
+                reply = busy_reply(message)
             await self._send(reply)
         except ServerGone:
             pass  # it left before hearing back
+        finally:
+            self.admission.done(handling)
 
     async def _drain_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None

@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import ConfigError
 from .param_headers import TOKEN
+from .redact import keep_secret, url_secrets
 
 # Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
 # which is the separator in `mcp__<alias>__<tool>`.
@@ -62,6 +63,11 @@ class ServerSpec:
     url: Optional[str] = None  # a remote server (Streamable HTTP); then `command` is ""
     # Sent on every request to `url` (credentials, usually): never shown, so not in repr.
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        # However the spec was made (a file, code): what it must not show is known from now on.
+        for secret in [*self.headers.values(), *url_secrets(self.url or "")]:
+            keep_secret(secret)
 
     def argv(self) -> List[str]:
         command = sys.executable if self.command in PYTHON_COMMANDS else self.command
@@ -223,7 +229,7 @@ def remote(entry: Dict[str, Any], where: str, environ: Mapping[str, str]) -> "Tu
         return None, {}
     if not isinstance(url, str) or not url:
         raise ConfigError(f"{where}: 'url' must be a string")
-    from .http_wire import Url  # here: a config without remote servers never loads the HTTP parts
+    from .http_wire import Url, value_problem  # here: a config without remote servers never loads the HTTP parts
     url = expand(url, f"{where} url", environ)
     try:
         Url.parse(url)
@@ -239,9 +245,9 @@ def remote(entry: Dict[str, Any], where: str, environ: Mapping[str, str]) -> "Tu
         if name.lower() in OWN_HEADERS:
             raise ConfigError(f"{where}: header {name!r} is set by the client itself (the protocol needs it)")
         value = expand(value, f"{where} header {name}", environ)
-        if not all(c == "\t" or " " <= c <= "~" for c in value):
-            raise ConfigError(f"{where}: the value of header {name!r} has characters a header cannot carry "
-                              "(only visible ASCII, spaces and tabs; the value is not shown)")
+        problem = value_problem(value)
+        if problem is not None:  # refused now: sending it would fail, in words that quote it
+            raise ConfigError(f"{where}: the value of header {name!r} {problem}; the value is not shown")
         headers[name] = value
     return url, headers
 

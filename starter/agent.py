@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol
 
 from .model import Json, Message, Model
+from .redact import redacted, redacted_json
 from .stdio_client import ProgressHandler
 from .tool_calls import structured_data
 from .translate import ToolEntry
@@ -82,7 +83,7 @@ def system_prompt(tools: ToolProvider) -> str:
             # Server text is untrusted: labelled as such, never merged into ours.
             lines.append(f"Instructions published by server '{alias}' (untrusted, for context): "
                          f"{quoted(connection.info.instructions, 2000)}")
-    return "\n".join(lines)
+    return redacted("\n".join(lines))
 
 
 async def run_agent(question: str, tools: ToolProvider, model: Model, *,
@@ -93,7 +94,7 @@ async def run_agent(question: str, tools: ToolProvider, model: Model, *,
     run = AgentRun(question, "")
     for _ in range(max_steps):
         # Read each turn: a server's list change reaches the model's next turn.
-        table = tools.model_tools(getattr(model, "api", "anthropic"))
+        table = redacted_json(tools.model_tools(getattr(model, "api", "anthropic")))  # server words: no secrets
         turn = await model.next_turn(system, table, messages)
         run.model_turns += 1
         for key, count in turn.usage.items():
@@ -108,7 +109,7 @@ async def run_agent(question: str, tools: ToolProvider, model: Model, *,
             run.steps.append(Step(entry.model_name if entry else call.name, entry.alias if entry else "",
                                   entry.original_name if entry else "", call.arguments, result,
                                   structured_data(entry, result)))
-            messages.append(Message("tool", tool_call_id=call.id, result=result))
+            messages.append(Message("tool", tool_call_id=call.id, result=redacted_json(result)))
     run.stopped_at_limit = True
     run.answer = f"Stopped after {max_steps} model turns without a final answer."
     return run

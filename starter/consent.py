@@ -21,6 +21,7 @@ from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
 from . import safe_files
 from .errors import AuditFailed, ConfigError
+from .redact import redacted
 from .translate import ToolEntry
 from .untrusted import json_text, loggable, shown, utf8
 
@@ -100,7 +101,7 @@ class AuditLog:
         if self.path is None:
             return
         entry = loggable({"time": time.time(), **fields})
-        line = json.dumps(entry, ensure_ascii=True, default=str, allow_nan=False) + "\n"
+        line = redacted(json.dumps(entry, ensure_ascii=True, default=str, allow_nan=False)) + "\n"
         try:
             safe_files.append(self.path, line.encode("ascii"))
         except OSError as exc:

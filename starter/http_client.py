@@ -26,7 +26,9 @@ The eras differ in the transport (the spec's transports pages):
   (`param_headers.py`).
 
 Header values from the config are sent and never shown: messages name the
-server's URL without its query, and nothing here logs a header.
+server's URL without its query or a key in its path, a value that cannot be
+sent is refused naming only its header (`http_wire.value_problem`), nothing
+here logs a header, and an echo of one anywhere is hidden (`redact.py`).
 """
 
 from __future__ import annotations

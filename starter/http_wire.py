@@ -22,6 +22,8 @@ import anyio
 import anyio.abc
 import h11
 
+from .redact import shown_path
+
 READ_BYTES = 64 * 1024
 MAX_HEADER_BYTES = 64 * 1024  # a response's status line and headers together
 
@@ -36,7 +38,7 @@ class Url:
     host: str
     port: int
     target: str  # path and query, as sent in the request line
-    shown: str  # for messages: scheme, host, port and path; never the query or user info
+    shown: str  # for messages: scheme, host, port and path; never the query, user info or a key in the path
 
     @classmethod
     def parse(cls, text: str) -> "Url":
@@ -55,7 +57,7 @@ class Url:
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         default = port == (443 if parts.scheme == "https" else 80)
-        shown = f"{parts.scheme}://{host}{'' if default else f':{port}'}{parts.path or '/'}"
+        shown = f"{parts.scheme}://{host}{'' if default else f':{port}'}{shown_path(parts.path or '/')}"
         return cls(parts.scheme, parts.hostname, port, target, shown)
 
     @property
@@ -75,6 +77,17 @@ class Response:
         return self.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
+def value_problem(value: str) -> Optional[str]:
+    """Why `value` cannot go out as a header value (None: it can). Stricter than h11,
+    which lets bytes beyond ASCII through as Latin-1: visible ASCII, with spaces and
+    tabs only between. Said without the value, which is often a secret."""
+    if value != value.strip(" \t"):
+        return "starts or ends with a space or a tab (HTTP would not carry them)"
+    if not all(c == "\t" or " " <= c <= "~" for c in value):
+        return "has characters a header cannot carry (only visible ASCII, spaces and tabs)"
+    return None
+
+
 class Exchange:
     """`async with Exchange(...) as ex:` sends the request on a new connection;
     `ex.response` is the status and headers, `ex.body()` the body's chunks."""
@@ -89,6 +102,10 @@ class Exchange:
         self._h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEADER_BYTES)
 
     async def __aenter__(self) -> "Exchange":
+        for name, value in self.headers:  # before h11, whose error would quote the value
+            problem = value_problem(value)
+            if problem is not None:
+                raise HttpFailure(f"the request was not sent: the value of header {name} {problem}")
         try:
             self._stream = await connect(self.url)
         except (OSError, ssl.SSLError, anyio.BrokenResourceError) as exc:

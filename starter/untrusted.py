@@ -13,6 +13,9 @@ encoder, or pass for the client's own words:
 - `quoted` is for the model: shortened, on one line, inside quotation marks
   that the text itself cannot close, to be put after a label that says whose
   words these are.
+
+All three hide the config's secrets (`redact.py`): whatever is shown, logged
+or quoted passes through one of them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from .redact import redacted
 
 # C0 controls but tab, DEL, C1 controls, bidirectional marks and overrides, the
 # line and paragraph separators, and lone surrogates.
@@ -37,7 +42,7 @@ def _escape(match: "re.Match[str]") -> str:
 
 def shown(value: Any, limit: int = 0) -> str:
     """`value` as one safe line for a terminal; cut to `limit` characters (0: no cut)."""
-    text = _UNSAFE.sub(_escape, value if isinstance(value, str) else str(value))
+    text = _UNSAFE.sub(_escape, redacted(value if isinstance(value, str) else str(value)))
     return text if not limit or len(text) <= limit else text[:limit - 1] + "…"
 
 
@@ -49,7 +54,7 @@ def utf8(text: str) -> bytes:
 def json_text(value: Any, indent: "int | None" = None) -> str:
     """JSON that is safe to print and to append to a log: exact (the escapes are
     JSON's own), with no NaN or Infinity, and nothing a terminal could act on."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False, default=str)
+    text = redacted(json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False, default=str))
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 

@@ -163,6 +163,7 @@ def test_a_remote_entry_in_the_config() -> None:
     ({"type": "sse", "url": "https://x/sse"}, "not supported"),
     ({"url": "https://x/mcp", "headers": {"Mcp-Session-Id": "1"}}, "set by the client itself"),
     ({"url": "https://x/mcp", "headers": {"X-Key": "line\nbreak-s3cret"}}, "the value is not shown"),
+    ({"url": "https://x/mcp", "headers": {"X-Key": "Bearer s3cret "}}, "starts or ends with a space"),
     ({"command": "python", "headers": {"A": "b"}}, "for a remote server"),
     ({"url": "https://x/mcp", "headers": {"X-Key\n": "v"}}, "not a valid HTTP header name"),  # `$` allows it
 ])

@@ -248,9 +248,10 @@ class StdioClient:
             return
         if "method" in message:
             if "id" in message:  # a request from the server: an answer, or in a flood a refusal
-                handling = self.admission.admit() if self._task_group is not None else None
-                if self._task_group is not None and handling is not None:  # busy or not is judged now
-                    self._task_group.start_soon(self._answer_server, message, len(self._pending) > 0, handling)
+                if self._task_group is not None:
+                    handling = self.admission.admit()
+                    if handling is not None:  # busy or not is judged now, as it arrives
+                        self._task_group.start_soon(self._answer_server, message, len(self._pending) > 0, handling)
                 return
             handler = self.notification_handlers.get(str(message["method"]))
             params = message.get("params", {})

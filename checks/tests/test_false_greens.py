@@ -11,7 +11,7 @@ from checks.tests.conftest import Variant, verdicts_for
 
 
 def test_an_agent_loop_that_stops_at_an_error_result_is_red_on_item_9(variant: Variant) -> None:
-    old = "            messages.append(Message(\"tool\", tool_call_id=call.id, result=result))\n"
+    old = "            messages.append(Message(\"tool\", tool_call_id=call.id, result=redacted_json(result)))\n"
     new = old + "            if result.get(\"isError\"):\n                run.answer = \"failed\"\n                return run\n"
     verdict = verdicts_for(variant("solution", edits={"agent.py": (old, new)}), only={9})[9]
     assert verdict.status == "fail"

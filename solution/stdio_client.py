@@ -214,7 +214,8 @@ class StdioClient:
             return  # not a progress report: nothing to show, nothing to extend
         self._progress_at[token] = anyio.current_time()
         message = params.get("message")
-        handler(float(progress), float(total) if is_number(total) else None, message if isinstance(message, str) else "")
+        handler(float(progress), float(total) if is_number(total) else None,
+                message if isinstance(message, str) else "")
         # <<< extension E3
 
     async def notify(self, method: str, params: Optional[Json] = None) -> None:

@@ -142,6 +142,7 @@ class Aggregator(ToolCalls):
         # >>> extension E2 (list changes): re-list that server, rebuild the table
         # TODO extension E2: the change is ignored, so the model keeps an old
         # table. Re-list that server in the background (self._relist) and rebuild.
+        # The clauses the checks hold it to: labs/GUIDE.md section 11.2.
         return
         # <<< extension E2
 
@@ -213,6 +214,7 @@ class Aggregator(ToolCalls):
         # Give each server its own time limit (self.discovery_timeout) and
         # its own try/except; record why it failed in offline[spec.alias]
         # (failures.reason turns an exception into words) and carry on.
+        # The clauses the checks hold it to: labs/GUIDE.md section 6.
         async def connect_one(spec: ServerSpec) -> None:
             found[spec.alias] = await self.connect(spec)
 

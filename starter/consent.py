@@ -59,6 +59,7 @@ def runs_without_asking(entry: ToolEntry, trusted: bool) -> bool:
     # >>> extension E1 (consent): annotations shape when to ask, never what is allowed
     # TODO extension E1: every call runs without asking. Let only read-only
     # tools (readOnlyHint true) from trusted servers through; everything else asks.
+    # The clauses the checks hold it to: labs/GUIDE.md section 11.1.
     return True
     # <<< extension E1
 

@@ -178,6 +178,7 @@ async def list_all_tools(server: Requester, *, max_pages: int = MAX_PAGES) -> Li
     # nextCursor back, exactly as received, until a page comes without one
     # (or with null). Short and empty pages do not end the list. Give up with
     # ProtocolViolation after max_pages pages.
+    # The clauses the checks hold it to: labs/GUIDE.md section 2.
     page = await server.request("tools/list", {})
     tools.extend(page_tools(page))
     return tools

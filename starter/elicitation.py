@@ -94,6 +94,7 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
     # integer (with its bounds), a boolean, or an array of choices, labelled with its
     # title (the property's name when it has none). Anything else: raise
     # Unsupported with the reason (labs/GUIDE.md 11.7).
+    # The clauses the checks hold it to: labs/GUIDE.md section 11.7.
     raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
     # <<< extension E7
 

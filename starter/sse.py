@@ -92,6 +92,7 @@ class EventStream:
         # part of the value): "data" values gather in self._data, "event" sets self._type,
         # "id" sets self.last_id (unless it holds a NUL), "retry" sets self.retry_ms (digits
         # only); any other field is ignored.
+        # The clauses the checks hold it to: labs/GUIDE.md section 11.9.
         return None
         # <<< extension E9
 

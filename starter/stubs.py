@@ -61,6 +61,7 @@ def literal(values: List[Any]) -> Optional[str]:
     # (str, int, bool and None can be Literal values), or None when a value cannot
     # be one (a float, a list, an object). Until then every enum is typed Any, and
     # the type check lets any value through (labs/GUIDE.md 11.8).
+    # The clauses the checks hold it to: labs/GUIDE.md section 11.8.
     return None
     # <<< extension E8
 

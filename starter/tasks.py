@@ -108,6 +108,7 @@ def settled(state: TaskState) -> Optional[Json]:
     # cancelled. Return the tool result it stands for (state.result when completed;
     # an error_result saying why when failed or cancelled) and None while it is
     # still working or waiting for input (labs/GUIDE.md 11.6).
+    # The clauses the checks hold it to: labs/GUIDE.md section 11.6.
     raise NotImplementedError("extension E6: decide when a task has finished (labs/GUIDE.md 11.6)")
     # <<< extension E6
 

@@ -109,5 +109,6 @@ def structured_data(entry: Optional[ToolEntry], result: Json) -> Any:
     # TODO extension E5: the program gets no data. Return the result's
     # structuredContent as it came (call_tool already checked it against any
     # outputSchema), or None for an error result or when there is no entry.
+    # The clauses the checks hold it to: labs/GUIDE.md section 11.5.
     return None
     # <<< extension E5

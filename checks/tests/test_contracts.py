@@ -16,7 +16,7 @@ import pytest
 from checks.contracts import Raised, contracts, corpus, guide_blocks, hold, observe, reference, render
 from checks.dev.contracts import draw
 from checks.dev.mutants.catalogue import CATALOGUE, LearnerMutant
-from checks.exercises import EXERCISES, EXTENSIONS
+from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
 from checks.harness import Fail
 from checks.hints import HINTS
 from checks.target import ROOT, load_target
@@ -47,6 +47,17 @@ def test_the_guide_section_holding_the_clauses_is_the_one_the_hints_send_the_lea
     section = heading.lstrip("#").split(" ", 2)[1].rstrip(".")
     item = region if region.startswith("E") else str(EXERCISES[int(region)].items[-1])
     assert f"section {section}" in HINTS[item][1], (region, heading, HINTS[item][1])
+
+
+@pytest.mark.shipped_starter
+@pytest.mark.parametrize("region", JUDGED)
+def test_the_starters_todo_sends_the_learner_to_the_section_holding_the_clauses(region: str) -> None:
+    before = GUIDE[:GUIDE.index(f"<!-- contract {region}:")]
+    section = [line for line in before.splitlines() if line.startswith("#")][-1].lstrip("#").split(" ", 2)[1]
+    file = EXTENSIONS[region].file if region.startswith("E") else EXERCISES[int(region)].file
+    text = (ROOT / "starter" / file).read_text(encoding="utf-8")
+    body = extension_regions(text)[region] if region.startswith("E") else regions(text)[int(region)]
+    assert f"The clauses the checks hold it to: labs/GUIDE.md section {section.rstrip('.')}." in body
 
 
 @pytest.mark.parametrize("region", JUDGED)

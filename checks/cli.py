@@ -151,18 +151,27 @@ def run(options: argparse.Namespace) -> int:
         if types is not None:
             report["types"] = types.to_json()
         print(json.dumps(report, indent=2))
+        if options.html is not None:  # on stderr: --json stays one document
+            print(page_written(options), file=sys.stderr)
         return status
     for verdict in verdicts[len(outcome.verdicts):]:
         print(render(verdict, style))
     for line in runner_lines(outcome, style):
         print(line)
     print(summary(verdicts, time.perf_counter() - began, style, outcome.problems))
+    if options.html is not None:
+        print(page_written(options))
     if types is not None:
         print(types.line(options.target if options.target in ("starter", "solution") else options.target))
     if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
         print(NEXT_STEPS.format(package=options.target if options.target in ("starter", "solution")
                                 else "starter"))
     return status
+
+
+def page_written(options: argparse.Namespace) -> str:
+    """Where the page went, as a link a terminal can open."""
+    return f"page written to {Path(options.html).resolve().as_uri()}"
 
 
 def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Outcome, took: float) -> None:

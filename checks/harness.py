@@ -240,13 +240,16 @@ def run_items(items: List[Item], target: Target,
     they cannot disturb each other), and report verdicts in number order as
     soon as each next one is ready."""
     verdicts: List[Verdict] = []
+    # Each item sees its own region and the reference's others; the copy is made on
+    # the item's own thread, so making one overlaps the waiting of items already running.
     hybrids = Hybrids(target)
-    # Made before any item starts: each item sees its own region and the reference's others.
-    judged = {item.number: hybrids.for_item(item) for item in items}
+
+    def judged(item: Item) -> Verdict:
+        return run_item(item, hybrids.for_item(item), limit, None, on_phase)
+
     with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="items") as pool:
         # Items that wait on timeouts start first, so their waiting overlaps the rest.
-        started = {item.number: pool.submit(run_item, item, judged[item.number], limit, None, on_phase)
-                   for item in sorted(items, key=lambda i: not i.waits)}
+        started = {item.number: pool.submit(judged, item) for item in sorted(items, key=lambda i: not i.waits)}
         for item, future in ((item, started[item.number]) for item in items):
             began = time.perf_counter()
             while True:  # bounded: run_item itself gives up after limit + grace

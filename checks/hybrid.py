@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 from bisect import bisect_right
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from checks.exercises import EXTENSION, REGION, EXTENSIONS
-from checks.target import ROOT, Target, load_target
+from checks.target import ROOT, Target, TargetError, load_target
 
 OUTSIDE = ""  # the key of the package in which every region is the reference's
 
@@ -87,14 +88,16 @@ class Hybrids:
         self.target = target
         self._made: Dict[str, Target] = {}
         self._scratch: Optional[tempfile.TemporaryDirectory[str]] = None
+        self._lock = threading.Lock()  # items start on several threads; each copy is made once
 
     def for_item(self, item: object) -> Target:
         return self.for_region(region_of(item))
 
     def for_region(self, region: str) -> Target:
-        if region not in self._made:
-            self._made[region] = self._make(region)
-        return self._made[region]
+        with self._lock:
+            if region not in self._made:
+                self._made[region] = self._make(region)
+            return self._made[region]
 
     def _make(self, region: str) -> Target:
         reference = ROOT / "solution"
@@ -114,11 +117,18 @@ class Hybrids:
         if self._scratch is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="mcp-lab-regions-")
         directory = Path(self._scratch.name) / (f"region-{region}" if region else "outside")
-        shutil.copytree(self.target.directory, directory,
-                        ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc"))
+        # __pycache__ comes along: a file left as the learner wrote it keeps its size
+        # and time, so its compiled code is used as it is (compiling is most of the
+        # cost of a copy); a file with a swapped region no longer matches and is compiled.
+        shutil.copytree(self.target.directory, directory, ignore=shutil.ignore_patterns("tests"))
         for name, (text, _) in files.items():
             (directory / name).write_text(text, encoding="utf-8")
-        hybrid = load_target(str(directory))
+        try:
+            hybrid = load_target(str(directory))
+        except TargetError:
+            # The reference's bodies do not fit the learner's code around them (a
+            # name they use was changed): judge the learner's package as it is.
+            return self.target
         hybrid.shown = self.target.shown or self.target.directory
         hybrid.lines = {name: shifts for name, (_, shifts) in files.items() if shifts}
         return hybrid

@@ -78,10 +78,13 @@ def summary(verdicts: List[Verdict], seconds: float, style: Style, problems: Opt
     parts = [f"{passed}/{len(nine)} passed"] if nine or not extra else []
     if extra:
         parts.append(f"extensions {sum(v.status == 'pass' for v in extra)}/{len(extra)} passed")
+    # The last line of a long run names what to look at, not only how many.
     if failed:
-        parts.append(style.paint(f"{failed} failed", "red"))
+        names = ", ".join(label(v.number) for v in verdicts if v.status == "fail")
+        parts.append(style.paint(f"{failed} failed ({names})", "red"))
     if errors:
-        parts.append(style.paint(f"{errors} not judged", "yellow"))
+        names = ", ".join(label(v.number) for v in verdicts if v.status == "error")
+        parts.append(style.paint(f"{errors} not judged ({names})", "yellow"))
     status = exit_status(verdicts, problems)
     return " · ".join(parts) + f" · {seconds:.1f} s · exit {status} ({MEANING[status]})"
 

@@ -89,7 +89,7 @@ def test_a_pipe_gets_plain_words_in_number_order_and_a_summary() -> None:
     assert done.returncode == 1 and "\x1b" not in done.stdout and "\r" not in done.stdout
     numbered = [int(line.split()[0]) for line in done.stdout.splitlines() if re.match(r"^ ?\d \w", line)]
     assert numbered == list(range(1, 10))
-    assert re.search(r"^4/9 passed · 5 failed · [\d.]+ s · exit 1 \(some items failed\)$", done.stdout, re.M)
+    assert re.search(r"^4/9 passed · 5 failed \(2, 3, 5, 6, 8\) · [\d.]+ s · exit 1 \(some items failed\)$", done.stdout, re.M)
     assert "All nine pass" not in done.stdout
 
 
@@ -130,7 +130,8 @@ def test_all_nine_green_says_what_to_do_next() -> None:
 
 
 def test_json_report_follows_the_schema_in_the_repo(tmp_path: Path) -> None:
-    for args in (["--target", "solution"], [], ["3", "--trace"], ["--target", str(tmp_path)]):
+    for args in (["--target", "solution"], [], ["3", "--trace"], ["--target", str(tmp_path)],
+                 ["--target", "solution", "--extensions"], ["--extensions", "--only", "2,E2,E9"]):
         report = json.loads(in_pipe(*args, "--json").stdout)
         jsonschema.validate(report, SCHEMA)
     traced = json.loads(in_pipe("3", "--trace", "--json").stdout)["items"][0]["trace"]

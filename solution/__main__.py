@@ -1,7 +1,15 @@
 import os
 import sys
 
-from .cli import main
+try:
+    from .cli import main
+except ModuleNotFoundError as missing:  # a fresh terminal, without the lab's virtual environment
+    if (missing.name or "").split(".")[0] in ("checks", "solution", "starter", "servers"):
+        raise
+    print(f"python -m {__package__}: the package {missing.name!r} is not installed for {sys.executable}: "
+          "activate the lab's virtual environment (. .venv/bin/activate), or set it up as README.md says",
+          file=sys.stderr)
+    sys.exit(2)
 
 try:
     sys.exit(main())

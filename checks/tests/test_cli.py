@@ -73,3 +73,15 @@ def test_extension_items_are_chosen_by_name_like_the_nine() -> None:
 def test_an_unknown_item_name_is_refused_naming_what_exists() -> None:
     done = run("--only", "E10,x")
     assert done.returncode == 2 and "items are 1 to 9 and E1 to E9; got E10, x" in done.stderr
+
+
+def test_a_python_without_the_labs_packages_is_told_to_activate_the_environment(tmp_path: Path) -> None:
+    # A second terminal without `. .venv/bin/activate`: one line, exit 2, no traceback.
+    import venv
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "bare")
+    bare = tmp_path / "bare" / "bin" / "python"
+    for package in ("checks", "solution", "starter"):
+        done = subprocess.run([str(bare), "-m", package], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 2 and done.stdout == "", (package, done.stderr)
+        assert done.stderr.count("\n") == 1 and "activate the lab's virtual environment" in done.stderr

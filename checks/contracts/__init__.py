@@ -4,15 +4,19 @@ learner's region to them over many inputs, the reference client as oracle.
 An item proves a region from one scenario on the wire; a clause proves one
 duty over a whole set of inputs chosen for it (null, empty, 0, negative,
 non-ASCII digits, NUL, quotes, a trailing newline, very long, the wrong JSON
-type). For every input the learner's function and the reference's run side
-by side, and the clause compares what it observes of each (a return value, an
-exception's type, what a fake server received), never an error's wording.
+type). The reference client is the oracle: for every input, the clause
+compares what it observes of the learner's function (a return value, an
+exception's type, what a fake server received, in words) with what it
+observed of the reference's, never an error's wording.
 
 The inputs are drawn once by Hypothesis (`python -m checks.dev.contracts
 --write`, from each clause's `inputs` strategy, plus its `edges`) and kept in
-`checks/contracts/corpus/`: every run, on every machine and Hypothesis
-version, judges the same inputs, and the self-check never imports Hypothesis.
-A red clause shows the smallest input that tells the two apart.
+`checks/contracts/corpus/` with the reference's observation of each: every
+run, on every machine and Hypothesis version, judges the same inputs; the
+self-check never imports Hypothesis, and the worker where the code under test
+runs never loads the reference (a submission cannot borrow it from there). A
+test holds the recorded observations to what the reference does now. A red
+clause shows the first telling edge, else the smallest drawn input.
 
 The clauses of a region are also the text the guide shows for it (a test
 holds labs/GUIDE.md to `render`), so the duty a learner reads is the duty
@@ -35,7 +39,7 @@ import anyio
 from checks.exercises import EXERCISES, EXTENSIONS
 from checks.fixtures import Lab
 from checks.harness import Fail, ItemBody
-from checks.target import Target, load_target
+from checks.target import Target
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -104,30 +108,49 @@ def corpus_file(region: str) -> Path:
 
 
 @lru_cache(maxsize=None)
-def corpus(region: str) -> Dict[str, List[Any]]:
-    """Clause id -> its inputs, as written by `checks.dev.contracts --write`."""
+def corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
+    """Clause id -> its inputs, each with what the reference observed on it, as
+    written by `checks.dev.contracts --write`. The reference is never loaded
+    where the code under test runs: what it does is already known here."""
     try:
-        return dict(json.loads(corpus_file(region).read_text(encoding="utf-8")))
-    except (OSError, ValueError) as exc:
+        found = json.loads(corpus_file(region).read_text(encoding="utf-8"))
+        return {str(clause): [(entry[0], str(entry[1])) for entry in entries] for clause, entries in found.items()}
+    except (OSError, ValueError, TypeError, IndexError) as exc:
         raise RuntimeError(f"the contract corpus for {region} is missing or unreadable "
                            f"({corpus_file(region)}): run python -m checks.dev.contracts --write") from exc
 
 
-@lru_cache(maxsize=1)
-def reference() -> Target:
-    """The reference client: the oracle every clause compares against."""
-    return load_target("solution")
-
-
-async def observe(clause: Clause, package: Target, example: Any) -> Any:
-    """What `clause` sees of `package` on `example`; an exception is an observation too."""
+async def observe(clause: Clause, package: Target, example: Any) -> str:
+    """What `clause` sees of `package` on `example`, in words; an exception is an observation too."""
     try:
         seen = clause.look(package, copy.deepcopy(example))  # a function may change its input
         if inspect.isawaitable(seen):
             seen = await seen
-        return seen
     except Exception as exc:  # the learner's code may raise anything: that is what we compare
-        return Raised(type(exc).__name__)
+        seen = Raised(type(exc).__name__)
+    return text_of(seen)
+
+
+def text_of(observation: Any) -> str:
+    """An observation as the words it is compared and stored by (never cut)."""
+    if isinstance(observation, (Raised, Told)):
+        return str(observation)
+    return "returned " + json.dumps(observation, sort_keys=True, ensure_ascii=True, default=repr)
+
+
+async def observe_all(clause: Clause, package: Target, examples: List[Any]) -> List[str]:
+    """`observe` on every input, all at once: an input whose server never answers
+    costs its time limit once for the whole clause, not once per input (each
+    input has servers of its own)."""
+    seen: List[str] = [""] * len(examples)
+
+    async def one(index: int) -> None:
+        seen[index] = await observe(clause, package, examples[index])
+
+    async with anyio.create_task_group() as group:
+        for index in range(len(examples)):
+            group.start_soon(one, index)
+    return seen
 
 
 def size(example: Any) -> Tuple[int, str]:
@@ -136,31 +159,17 @@ def size(example: Any) -> Tuple[int, str]:
     return len(text), text
 
 
-def said(observation: Any) -> str:
-    if isinstance(observation, (Raised, Told)):
-        return str(observation)
-    text = repr(observation)
-    return "returned " + (text if len(text) <= 160 else text[:159] + "…")
+def said(observation: str) -> str:
+    return observation if len(observation) <= 220 else observation[:219] + "…"
 
 
 async def counterexample(clause: Clause, target: Target,
-                         examples: List[Any]) -> Optional[Tuple[Any, Any, Any]]:
-    """An input on which the target and the reference differ, with both observations:
-    the first of the clause's edges that does, else the smallest drawn one."""
-    oracle = reference()
-    got: List[Any] = [None] * len(examples)
-    want: List[Any] = [None] * len(examples)
-
-    async def one(into: List[Any], package: Target, index: int) -> None:
-        into[index] = await observe(clause, package, examples[index])
-
-    # All at once: an input whose server never answers costs its time limit once
-    # for the whole clause, not once per input. Each input has servers of its own.
-    async with anyio.create_task_group() as group:
-        for index in range(len(examples)):
-            group.start_soon(one, got, target, index)
-            group.start_soon(one, want, oracle, index)
-    found = [(examples[i], got[i], want[i]) for i in range(len(examples)) if got[i] != want[i]]
+                         entries: List[Tuple[Any, str]]) -> Optional[Tuple[Any, str, str]]:
+    """An input on which the target does not do what the reference did, with both
+    observations: the first of the clause's edges that tells, else the smallest drawn one."""
+    examples = [example for example, _ in entries]
+    got = await observe_all(clause, target, examples)
+    found = [(example, seen, want) for (example, want), seen in zip(entries, got) if seen != want]
     if not found:
         return None
     # A chosen edge, in the order the clause lists them (the plainest first), tells
@@ -188,7 +197,7 @@ async def hold(target: Target, region: str) -> str:
     in the contract's order is the one reported, so the message never varies."""
     contract = contracts()[region]
     inputs = corpus(region)
-    found: Dict[str, Optional[Tuple[Any, Any, Any]]] = {}
+    found: Dict[str, Optional[Tuple[Any, str, str]]] = {}
     for clause in contract.clauses:
         if not inputs.get(clause.id):
             raise RuntimeError(f"the contract corpus has no inputs for clause {clause.id}")

@@ -14,10 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
-from checks.contracts import GUIDE_BLOCK, Clause, contracts, corpus_file, render
-from checks.target import ROOT
+import anyio
+
+from checks.contracts import GUIDE_BLOCK, Clause, contracts, corpus_file, observe_all, render
+from checks.target import ROOT, Target, load_target
 
 GUIDE = ROOT / "labs" / "GUIDE.md"
 
@@ -51,14 +53,30 @@ def draw(clause: Clause) -> List[Any]:
     return kept
 
 
-def drawn_corpus(region: str) -> Dict[str, List[Any]]:
-    return {clause.id: draw(clause) for clause in contracts()[region].clauses}
+def reference() -> Target:
+    """The reference client, the oracle: loaded here, on the maintainers' side,
+    never in the worker where the code under test runs."""
+    return load_target("solution")
 
 
-def dumps(found: Dict[str, List[Any]]) -> str:
-    """One input a line, so a change to the corpus reads as a diff of inputs."""
-    clauses = [f"{json.dumps(clause)}: [\n" + ",\n".join(json.dumps(e, sort_keys=True) for e in examples)
-               + "\n]" for clause, examples in sorted(found.items())]
+def expected(clause: Clause, examples: List[Any]) -> List[str]:
+    """What the reference observes on each input."""
+    return anyio.run(observe_all, clause, reference(), examples)
+
+
+def drawn_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
+    found = {}
+    for clause in contracts()[region].clauses:
+        # Observed as the judge will read them back: keys sorted, as the file keeps them.
+        examples = json.loads(json.dumps(draw(clause), sort_keys=True))
+        found[clause.id] = list(zip(examples, expected(clause, examples)))
+    return found
+
+
+def dumps(found: Dict[str, List[Tuple[Any, str]]]) -> str:
+    """One input a line with what the reference did, so a change reads as a diff."""
+    clauses = [f"{json.dumps(clause)}: [\n" + ",\n".join(json.dumps([e, want], sort_keys=True) for e, want in entries)
+               + "\n]" for clause, entries in sorted(found.items())]
     return "{\n" + ",\n".join(clauses) + "\n}\n"
 
 

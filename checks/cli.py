@@ -26,9 +26,9 @@ from typing import Any, Dict, List, Optional
 
 from checks import reaper
 from checks.items import EXTENSION_ITEMS, ITEMS, label
-from checks.harness import ITEM_LIMIT, Item, Verdict
+from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
-from checks.isolation import Event, Outcome, run_isolated, verdict_from_json
+from checks.isolation import Outcome, run_isolated
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
 from checks.target import ROOT
@@ -119,14 +119,13 @@ def run(options: argparse.Namespace) -> int:
         sys.stdout.write("\r" + text[:WIDTH].ljust(WIDTH))
         sys.stdout.flush()
 
-    def on_event(event: Event, so_far: Outcome) -> None:
-        if event.get("event") == "start":
+    def on_event(kind: str, so_far: Outcome) -> None:
+        if kind == "start":
             waiting["started"] = waiting["since"] = time.perf_counter()
             if not options.json:
-                print(f"MCP client lab · checking {visible(str(event.get('display')))} · "
-                      f"{visible(str(event.get('model')))}", flush=True)
-        elif event.get("event") == "verdict" and not options.json:
-            verdict = verdict_from_json(event["verdict"])
+                print(f"MCP client lab · checking {visible(so_far.display)} · {visible(so_far.model)}", flush=True)
+        elif kind == "verdict" and not options.json:
+            verdict = so_far.verdicts[-1]
             if live:
                 sys.stdout.write("\r" + " " * WIDTH + "\r")
             print(render(verdict, style, options.trace, so_far.outputs.get(verdict.number, "")), flush=True)
@@ -224,7 +223,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         def show(report: Dict[str, Any]) -> None:
             if report.get("message"):
                 print(f"cannot judge: {report['message']}")
-            verdicts = [verdict_from_json(i) for i in report.get("items", [])]
+            verdicts = [v for v in map(verdict_from_json, report.get("items", [])) if v is not None]
             for verdict in verdicts:
                 print(render(verdict, style))
             if verdicts:

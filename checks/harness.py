@@ -8,6 +8,7 @@ thread waits with a deadline and reports what happened.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import traceback
@@ -25,13 +26,16 @@ from checks.fixtures import HarnessError as HarnessError  # defined with the fix
 from checks.fixtures import Lab
 from checks.hybrid import Hybrids
 from checks.target import Target
-from checks.trace import trace_lines, wire_events
+from checks.trace import trace_lines, wire_events, wire_row
 
 ITEM_LIMIT = 20.0  # seconds an item may take: the slowest needs about one; only a wrong path waits longer
 FLOOR = 1.0  # the least --limit an item is judged under: below it a busy machine could fail right code
 BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
 TICK = 0.1  # how often a running item's progress may be shown
 PARALLEL = 3  # items judged at once: most of an item's time is spent waiting on servers
+
+
+STATUSES = ("pass", "fail", "error")  # "error": could not judge
 
 
 class Fail(Exception):
@@ -67,6 +71,37 @@ class Verdict:
             data.pop("wire")
         data["duration"] = round(self.duration, 3)
         return data
+
+
+def verdict_from_json(data: Any) -> Optional[Verdict]:
+    """A verdict as `to_json` wrote it, taken by type: None when a field the
+    report needs is missing or of the wrong type; a malformed `where` is
+    dropped, and so is every malformed line of the trace and row of the wire.
+    It crosses from the worker, where the code under test runs."""
+    if not isinstance(data, dict):
+        return None
+    number, duration, status = data.get("number"), data.get("duration"), data.get("status")
+    texts = [data.get(name) for name in ("id", "title", "message")]
+    if not isinstance(number, int) or isinstance(number, bool) or status not in STATUSES:
+        return None
+    if not isinstance(duration, (int, float)) or isinstance(duration, bool) or not math.isfinite(duration):
+        return None
+    if not all(isinstance(text, str) for text in texts):
+        return None
+    trace, wire = data.get("trace"), data.get("wire")
+    return Verdict(number, str(texts[0]), str(texts[1]), str(status), max(0.0, float(duration)), str(texts[2]),
+                   where_from_json(data.get("where")),
+                   trace=[line for line in trace if isinstance(line, str)] if isinstance(trace, list) else [],
+                   wire=[row for row in map(wire_row, wire if isinstance(wire, list) else []) if row is not None])
+
+
+def where_from_json(data: Any) -> Optional[Where]:
+    if not isinstance(data, dict):
+        return None
+    file, function, exercise = data.get("file"), data.get("function"), data.get("exercise")
+    if not isinstance(file, str) or not isinstance(function, str):
+        return None
+    return Where(file, function, exercise if isinstance(exercise, int) and not isinstance(exercise, bool) else None)
 
 
 ItemBody = Callable[[Target, Lab], Awaitable[str]]

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from checks import reaper
 from checks.fixtures import Journal
-from checks.harness import BLOCKED_GRACE, Verdict, Where
+from checks.harness import BLOCKED_GRACE, Verdict, verdict_from_json
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
 PROGRESS_SLACK = 5.0  # at least this (or the item limit, if longer) beyond an item's own limit,
@@ -45,14 +45,6 @@ class Outcome:
 
 
 Event = Dict[str, Any]
-
-
-def verdict_from_json(data: Dict[str, Any]) -> Verdict:
-    where = data.get("where")
-    return Verdict(int(data["number"]), str(data["id"]), str(data["title"]), str(data["status"]),
-                   float(data["duration"]), str(data["message"]),
-                   Where(**where) if isinstance(where, dict) else None, trace=list(data.get("trace", [])),
-                   wire=[e for e in data.get("wire", []) if isinstance(e, dict)])
 
 
 class Worker:
@@ -182,52 +174,83 @@ class Run:
                 pass
 
 
+class Account:
+    """What the worker has said so far, folded event by event (no I/O here).
+    Every event is taken by type: a field of the wrong type leaves the event
+    unapplied, and a verdict the runner cannot read is not counted."""
+
+    def __init__(self) -> None:
+        self.outcome = Outcome()
+        self.running: List[int] = []
+        self.done = False
+
+    def apply(self, event: Event) -> Optional[str]:
+        """Take one event; its kind when it was applied, None when it was not."""
+        kind, outcome, number = event.get("event"), self.outcome, whole(event.get("number"))
+        if kind == "start":
+            outcome.model, outcome.display = str(event.get("model")), str(event.get("display"))
+        elif kind == "begin" and number is not None:
+            self.running.append(number)
+        elif kind == "end" and number is not None and number in self.running:
+            self.running.remove(number)
+        elif kind == "verdict":
+            verdict = verdict_from_json(event.get("verdict"))
+            if verdict is None:
+                outcome.problems.append("the worker sent a verdict the runner could not read; it was not counted")
+                return None
+            verdict.hung = event.get("hung") is True
+            outcome.verdicts.append(verdict)
+        elif kind == "load-error":
+            outcome.load_error = str(event.get("message"))
+        elif kind == "print":
+            self.printed(str(event.get("label")), str(event.get("text")))
+        elif kind == "crash":
+            outcome.problems.append("the runner's worker failed: " + str(event.get("message")))
+        elif kind == "done":
+            self.done = True
+            threads = event.get("threads")
+            outcome.problems += [f"a thread was still running when the items were done: {t}"
+                                 for t in (threads if isinstance(threads, list) else [])]
+        else:
+            return None
+        return str(kind)
+
+    def printed(self, label: str, text: str) -> None:
+        if label.isdigit():
+            self.outcome.outputs[int(label)] = self.outcome.outputs.get(int(label), "") + text
+        else:
+            self.outcome.outside += text
+
+
+def whole(value: Any) -> Optional[int]:
+    """`value` if it is an int (a bool is not), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def run_isolated(request: Dict[str, Any], lab_dir: str,
-                 on_event: Callable[[Event, Outcome], None] = lambda event, outcome: None,
+                 on_event: Callable[[str, Outcome], None] = lambda kind, outcome: None,
                  on_idle: Optional[Callable[[], None]] = None) -> Outcome:
-    """Run the items of `request` in a worker; report each event as it comes,
-    with the outcome so far (what each item printed arrives before its verdict)."""
+    """Run the items of `request` in a worker; tell `on_event` the kind of each
+    event as it is taken, with the outcome so far (a verdict is then the last of
+    `outcome.verdicts`; what each item printed arrives before its verdict)."""
     limit = float(request["limit"])
     patience = limit + BLOCKED_GRACE + max(PROGRESS_SLACK, limit)
-    outcome = Outcome()
+    account = Account()
+    outcome, running = account.outcome, account.running
     run = Run(request, lab_dir)
-    done = False
-    running: List[int] = []
     deadline = time.monotonic() + patience
     try:
         while run.channel_open and time.monotonic() < deadline:
             for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
                 deadline = time.monotonic() + patience  # progress: the clock starts again
-                kind = event.get("event")
-                if kind == "start":
-                    outcome.model, outcome.display = str(event.get("model")), str(event.get("display"))
-                elif kind == "begin":
-                    running.append(int(event["number"]))
-                elif kind == "end" and int(event["number"]) in running:
-                    running.remove(int(event["number"]))
-                elif kind == "verdict":
-                    verdict = verdict_from_json(event["verdict"])
-                    verdict.hung = bool(event.get("hung"))
-                    outcome.verdicts.append(verdict)
-                elif kind == "load-error":
-                    outcome.load_error = str(event.get("message"))
-                elif kind == "print":
-                    label, text = str(event.get("label")), str(event.get("text"))
-                    if label.isdigit():
-                        outcome.outputs[int(label)] = outcome.outputs.get(int(label), "") + text
-                    else:
-                        outcome.outside += text
-                elif kind == "crash":
-                    outcome.problems.append("the runner's worker failed: " + str(event.get("message")))
-                elif kind == "done":
-                    done = True
-                    outcome.problems += [f"a thread was still running when the items were done: {t}"
-                                         for t in event.get("threads", [])]
-                on_event(event, outcome)
+                kind = account.apply(event)
+                if kind is not None:
+                    on_event(kind, outcome)
             if on_idle is not None:
                 on_idle()
-            if not run.channel_open or done:
+            if not run.channel_open or account.done:
                 break
+        done = account.done
         ended = run.process.wait(5.0 if done or not run.channel_open else 0.0)
         if not done and outcome.load_error is None:
             if ended is None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any, Dict, List, Sequence
+from dataclasses import dataclass
+from typing import Any, Dict, List, Sequence, Union
 
 from checks.harness import Verdict
 from checks.items import label
@@ -64,9 +65,21 @@ def shape(event: Dict[str, Any]) -> str:
         re.sub(r"#\S+|\d+", "", str(event.get("label", "")).split(" ")[0])
 
 
-def folded(events: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+@dataclass(frozen=True)
+class Fold:
+    """A drawn row that stands for `count` alike messages with `server`: a type of
+    its own, so no message (whatever keys it carries) can pass for one."""
+
+    count: int
+    server: str
+
+
+Row = Union[Dict[str, Any], Fold]
+
+
+def folded(events: Sequence[Dict[str, Any]]) -> List[Row]:
     """`events` with each run of more than FOLD_AFTER alike ones cut to its ends and a fold row."""
-    rows: List[Dict[str, Any]] = []
+    rows: List[Row] = []
     at = 0
     while at < len(events):
         end = at
@@ -74,7 +87,7 @@ def folded(events: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
             end += 1
         run = events[at:end + 1]
         if len(run) > FOLD_AFTER:
-            rows += [*run[:KEEP], {"fold": len(run) - KEEP - 1, "server": run[0].get("server")}, run[-1]]
+            rows += [*run[:KEEP], Fold(len(run) - KEEP - 1, str(run[0].get("server"))), run[-1]]
         else:
             rows += run
         at = end + 1
@@ -107,37 +120,36 @@ def diagram(events: Sequence[Dict[str, Any]]) -> str:
         parts.append(f'<text x="{at}" y="{TOP - 18}" text-anchor="middle" font-weight="bold">{esc(name)}</text>'
                      f'<line x1="{at}" y1="{TOP - 10}" x2="{at}" y2="{height - 5}" stroke="#9ca3af" '
                      f'stroke-dasharray="2,3"/>')
-    for i, event in enumerate(rows):
-        y = TOP + ROW * (i + 1)
-        if "fold" in event:
-            parts.append(f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {event["fold"]} alike '
-                         f'message(s) with {esc(event["server"])} folded</text>')
-            continue
-        kind = str(event.get("kind"))
-        colour = COLOURS.get(kind, "#1f2937")
-        server_x = x.get(str(event.get("server")), x["client"])
-        parts.append(f'<g class="message {esc(kind)}"><title>{esc(event.get("full", ""))}</title>'
-                     f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">'
-                     f'+{float(event.get("ms", 0)):.1f} ms</text>')
-        toward = event.get("toward")
-        if toward in ("server", "client"):
-            start, end = (x["client"], server_x) if toward == "server" else (server_x, x["client"])
-            dash = ' stroke-dasharray="6,4"' if kind in ("reply", "error", "iserror") else \
-                ' stroke-dasharray="2,3"' if "notification" in kind else ""
-            parts.append(f'<line x1="{start}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="1.5"'
-                         f'{dash} marker-end="url(#head)"/>'
-                         f'<text x="{min(start, end) + 8}" y="{y - 5}" fill="{colour}">'
-                         f'{esc(str(event.get("label", ""))[:70])}</text>')
-        else:  # at the server: a reply withheld, or the process gone
-            parts.append(f'<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" '
-                         f'font-size="16">✕</text><text x="{server_x + 12}" y="{y + 4}" fill="{colour}">'
-                         f'{esc(str(event.get("label", ""))[:70])}</text>')
-        parts.append("</g>")
+    parts += [drawn(row, TOP + ROW * (i + 1), x) for i, row in enumerate(rows)]
     if hidden:
         parts.append(f'<text x="{x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
                      f'row(s), in the messages in full</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
+    """One row of the diagram at height `y`, with the lifelines at `x`."""
+    if isinstance(row, Fold):
+        return (f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {row.count:d} alike '
+                f'message(s) with {esc(row.server)} folded</text>')
+    kind = str(row.get("kind"))
+    colour = COLOURS.get(kind, "#1f2937")
+    server_x = x.get(str(row.get("server")), x["client"])
+    said = esc(str(row.get("label", ""))[:70])
+    head = (f'<g class="message {esc(kind)}"><title>{esc(row.get("full", ""))}</title>'
+            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">+{float(row.get("ms", 0)):.1f} ms</text>')
+    toward = row.get("toward")
+    if toward in ("server", "client"):
+        start, end = (x["client"], server_x) if toward == "server" else (server_x, x["client"])
+        dash = ' stroke-dasharray="6,4"' if kind in ("reply", "error", "iserror") else \
+            ' stroke-dasharray="2,3"' if "notification" in kind else ""
+        return (f'{head}<line x1="{start}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="1.5"'
+                f'{dash} marker-end="url(#head)"/><text x="{min(start, end) + 8}" y="{y - 5}" fill="{colour}">'
+                f'{said}</text></g>')
+    # at the server: a reply withheld, or the process gone
+    return (f'{head}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">✕</text>'
+            f'<text x="{server_x + 12}" y="{y + 4}" fill="{colour}">{said}</text></g>')
 
 
 def in_full(events: Sequence[Dict[str, Any]]) -> str:

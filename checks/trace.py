@@ -12,6 +12,7 @@ server received search").
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Dict, List, Optional, Tuple
 
 from checks.fixtures import Entry, Journal
@@ -73,6 +74,11 @@ def describe_reply(msg: Dict[str, Any]) -> str:
 
 
 FULL_TEXT = 20_000  # characters of one message kept for the page's "in full"
+LABEL_TEXT = 200  # characters of a row's label: the page draws 70, the trace 110
+KINDS = frozenset({"request", "notification", "not-json", "reply", "error", "iserror", "server-request",
+                   "server-notification", "dropped", "exit"})
+TOWARD = frozenset({"server", "client", ""})  # "": what happened at the server
+ROW_TEXT = ("server", "kind", "toward", "label", "full", "id")  # a row's fields besides `ms`
 
 
 def kind_of(entry: Entry) -> Optional[str]:
@@ -127,6 +133,24 @@ def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
     found.sort(key=lambda e: e[0])
     start = found[0][0]
     return [{"ms": round((t - start) * 1000, 1), **event} for t, event in found]
+
+
+def wire_row(raw: Any) -> Optional[Dict[str, Any]]:
+    """One row of a wire as the runner takes it from the worker: exactly the
+    fields `wire_events` makes, each of its type and within its length, or None.
+    The worker runs the code under test, so nothing it sends is trusted as it is."""
+    if not isinstance(raw, dict):
+        return None
+    at = raw.get("ms")
+    texts = {name: raw.get(name) for name in ROW_TEXT}
+    if not isinstance(at, (int, float)) or isinstance(at, bool) or not math.isfinite(at):
+        return None
+    if not all(isinstance(value, str) for value in texts.values()):
+        return None
+    if texts["kind"] not in KINDS or texts["toward"] not in TOWARD:
+        return None
+    return {"ms": float(at), **texts, "label": str(texts["label"])[:LABEL_TEXT],
+            "full": str(texts["full"])[:FULL_TEXT]}
 
 
 def line_for(event: Dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 import pytest
 
 from checks.harness import Verdict
-from checks.page import folded, page
+from checks.page import Fold, folded, page
 from checks.target import ROOT
 
 HOSTILE = '<script>alert("owned")</script>\x1b[2J<img src=x onerror=alert(1)>'
@@ -41,8 +41,9 @@ def test_server_text_is_text_never_markup_and_each_item_has_its_anchor() -> None
 def test_a_long_run_of_alike_messages_is_folded_to_its_ends() -> None:
     wire = [event(float(i), "request", "server", f"tools/list #{i} cursor=c{i}") for i in range(10)]
     rows = folded(wire)
-    assert [r.get("fold") for r in rows] == [None, None, 7, None]
-    assert rows[-1]["label"] == "tools/list #9 cursor=c9"  # the last one is kept: where it ended
+    assert [r.count if isinstance(r, Fold) else None for r in rows] == [None, None, 7, None]
+    last = rows[-1]
+    assert isinstance(last, dict) and last["label"] == "tools/list #9 cursor=c9"  # where it ended
 
 
 def test_html_to_a_directory_that_does_not_exist_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -126,3 +127,48 @@ def test_a_request_that_was_never_answered_says_so() -> None:
             event(0.3, "reply", "client", "#2 discover result", id="2")]
     drawn = diagram(wire)
     assert "tools/call #1 read_note: never answered" in drawn and "server/discover #2: never" not in drawn
+
+
+# What code under test could put in a verdict's wire: markup where a number or a
+# fold count belongs, and rows of the wrong shape.
+PLANTED = ('<style>body{display:none}</style><meta http-equiv=refresh content="0;url=http://x">'
+           '<img src=x onerror=alert(1)>')
+
+
+def forged_verdict(rows: List[Any]) -> Dict[str, Any]:
+    """A verdict as it crosses from the worker to the runner, carrying `rows`."""
+    return {"number": 1, "id": "connect", "title": "connects", "status": "fail", "duration": 0.1,
+            "message": "got: nothing", "where": None, "trace": [], "wire": rows}
+
+
+def test_a_planted_fold_row_never_becomes_markup_in_the_page() -> None:
+    from checks.harness import verdict_from_json
+    rows = [{"fold": PLANTED, "server": PLANTED}, {**event(0.0, "request", "server", "x"), "fold": PLANTED},
+            event(0.1, "reply", "client", "#1 result")]
+    verdict = verdict_from_json(forged_verdict(rows))
+    assert verdict is not None
+    text = page("MCP client lab · starter", "0/1 passed", [verdict])
+    assert text.count("<style>") == 1 and "<meta http-equiv=refresh" not in text and "<img" not in text
+    assert [r["label"] for r in verdict.wire] == ["x", "#1 result"]  # the fold row had no place in a wire
+
+
+def test_rows_of_the_wrong_shape_are_dropped_at_the_boundary_and_the_page_still_renders() -> None:
+    from checks.harness import verdict_from_json
+    rows: List[Any] = [{**event(0.0, "request", "server", "kept"), "ms": "soon"}, "not a row",
+                       {**event(0.1, "request", "server", "kept"), "label": ["a", "list"]},
+                       {**event(0.2, "request", "server", "kept"), "kind": PLANTED},
+                       {**event(0.3, "request", "server", "kept"), "ms": True},
+                       event(0.4, "reply", "client", "kept")]
+    verdict = verdict_from_json(forged_verdict(rows))
+    assert verdict is not None and [r["ms"] for r in verdict.wire] == [0.4]
+    assert "+0.4 ms" in page("MCP client lab · starter", "0/1 passed", [verdict])
+
+
+def test_a_verdict_of_the_wrong_shape_is_refused_not_a_crash() -> None:
+    from checks.harness import verdict_from_json
+    assert verdict_from_json({**forged_verdict([]), "number": "1"}) is None
+    assert verdict_from_json({**forged_verdict([]), "status": "PASS"}) is None
+    assert verdict_from_json({**forged_verdict([]), "duration": "fast"}) is None
+    assert verdict_from_json(["not", "a", "verdict"]) is None
+    kept = verdict_from_json({**forged_verdict([]), "where": {"file": 3}, "trace": ["ok", 4]})
+    assert kept is not None and kept.where is None and kept.trace == ["ok"]

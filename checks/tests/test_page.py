@@ -172,3 +172,25 @@ def test_a_verdict_of_the_wrong_shape_is_refused_not_a_crash() -> None:
     assert verdict_from_json(["not", "a", "verdict"]) is None
     kept = verdict_from_json({**forged_verdict([]), "where": {"file": 3}, "trace": ["ok", 4]})
     assert kept is not None and kept.where is None and kept.trace == ["ok"]
+
+
+def run_with_page(report: Path) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, "-m", "checks", "1", "--html", str(report)], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT, env={**os.environ, "MOCK": "1"})
+
+
+def test_a_link_planted_where_the_page_is_written_first_is_not_followed(tmp_path: Path) -> None:
+    victim, report = tmp_path / "victim.txt", tmp_path / "report.html"
+    victim.write_text("keep me")
+    (tmp_path / ".report.html.part").symlink_to(victim)
+    done = run_with_page(report)
+    assert done.returncode == 0 and victim.read_text() == "keep me"
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_planted_where_the_page_is_written_first_does_not_hold_up_the_run(tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    os.mkfifo(tmp_path / ".report.html.part")
+    done = run_with_page(report)  # bounded: without a reader a FIFO's open would block until the timeout
+    assert done.returncode == 0 and report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -16,7 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from checks.reaper import alive
 from checks.target import ROOT, Target
@@ -48,6 +48,14 @@ class Entry:
         return message if isinstance(message, dict) else {}
 
 
+def entry_of(raw: Any) -> Optional[Entry]:
+    """One journal line, parsed, as an entry (None when it is not an object)."""
+    if not isinstance(raw, dict):
+        return None
+    at = raw.get("t")
+    return Entry(float(at) if isinstance(at, (int, float)) else 0.0, str(raw.get("kind")), raw)
+
+
 class Journal:
     """The wire as one fixture server saw it."""
 
@@ -56,21 +64,30 @@ class Journal:
         self.path = path
 
     def entries(self) -> List[Entry]:
-        if not self.path.exists():
-            return []
-        found = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                raw = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a kill: nothing to learn from it
-            found.append(Entry(float(raw.get("t", 0)), str(raw.get("kind")), raw))
-        return found
+        return list(self.each())
+
+    def each(self) -> Iterator[Entry]:
+        """The entries one by one, read as they are asked for."""
+        try:
+            file = self.path.open(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        with file:
+            for line in file:
+                try:
+                    raw = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a kill: nothing to learn from it
+                found = entry_of(raw)
+                if found is not None:
+                    yield found
 
     @property
     def pid(self) -> Optional[int]:
-        start = next((e for e in self.entries() if e.kind == "start"), None)
-        return int(start.raw["pid"]) if start else None
+        """From the first entry: the whole journal of a busy server runs to megabytes."""
+        start = next((e for e in self.each() if e.kind == "start"), None)
+        pid = start.raw.get("pid") if start else None
+        return pid if isinstance(pid, int) and not isinstance(pid, bool) else None
 
     def requests(self, method: Optional[str] = None) -> List[Entry]:
         return [e for e in self.entries() if e.kind == "in" and "id" in e.msg

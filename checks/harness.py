@@ -63,13 +63,14 @@ class Verdict:
     wire: List[Dict[str, Any]] = field(default_factory=list, repr=False)  # the same, for drawing (--html)
 
     def to_json(self, with_trace: bool = False, with_wire: bool = False) -> Dict[str, Any]:
-        data = asdict(self)
-        data.pop("hung")
-        if not with_trace:
-            data.pop("trace")
-        if not with_wire:
-            data.pop("wire")
-        data["duration"] = round(self.duration, 3)
+        # Field by field, not asdict: that deep-copies every row of the wire.
+        data: Dict[str, Any] = {"number": self.number, "id": self.id, "title": self.title, "status": self.status,
+                                "duration": round(self.duration, 3), "message": self.message,
+                                "where": asdict(self.where) if self.where is not None else None}
+        if with_trace:
+            data["trace"] = self.trace
+        if with_wire:
+            data["wire"] = self.wire
         return data
 
 

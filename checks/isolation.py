@@ -28,6 +28,7 @@ from checks.fixtures import Journal
 from checks.harness import BLOCKED_GRACE, Verdict, verdict_from_json
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
+EVENT_CAP = 16 * 1024 * 1024  # bytes of one event: a verdict's wire is capped far below (checks.trace)
 PROGRESS_SLACK = 5.0  # at least this (or the item limit, if longer) beyond an item's own limit,
 # before a silent worker counts as hung: the harness reports every item within its limit + grace
 
@@ -116,6 +117,51 @@ class Worker:
                 pass
 
 
+def event_of(line: bytes) -> Optional[Event]:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
+
+
+class Lines:
+    """Whole lines out of the chunks a pipe delivers, in linear time: only the
+    new chunk is searched for a line's end, and a line is joined once, when it
+    ends. A line longer than `cap` is dropped (and counted), never held whole."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.dropped = 0
+        self._parts: List[bytes] = []
+        self.held = 0  # bytes of the unfinished line kept so far
+        self._dropping = False  # the unfinished line is over the cap
+
+    def feed(self, data: bytes) -> List[bytes]:
+        lines: List[bytes] = []
+        start = 0
+        end = data.find(b"\n")
+        while end >= 0:
+            self._keep(data[start:end])
+            if self._dropping:
+                self.dropped += 1
+            else:
+                lines.append(b"".join(self._parts))
+            self._parts, self.held, self._dropping = [], 0, False
+            start, end = end + 1, data.find(b"\n", end + 1)
+        self._keep(data[start:])
+        return lines
+
+    def _keep(self, piece: bytes) -> None:
+        if self._dropping or not piece:
+            return
+        if self.held + len(piece) > self.cap:
+            self._parts, self.held, self._dropping = [], 0, True
+        else:
+            self._parts.append(piece)
+            self.held += len(piece)
+
+
 class Run:
     """One worker process and what it has said so far."""
 
@@ -127,7 +173,8 @@ class Run:
         for fd in [self.events_fd, *self.streams]:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
-        self.pending = b""
+        self.lines = Lines(EVENT_CAP)
+        self.received = 0  # bytes read from the channel: progress, even before a line is whole
         self.open_fds = {self.events_fd, *self.streams}
 
     def read(self, timeout: float) -> List[Event]:
@@ -144,15 +191,8 @@ class Run:
                 self.open_fds.discard(fd)
                 continue
             if fd == self.events_fd:
-                self.pending += data
-                *lines, self.pending = self.pending.split(b"\n")
-                for line in lines:
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
-                    if isinstance(event, dict):
-                        events.append(event)
+                self.received += len(data)
+                events += [e for e in map(event_of, self.lines.feed(data)) if e is not None]
             else:
                 kept = self.streams[fd]
                 kept += data[:max(0, STREAM_CAP - len(kept))]
@@ -235,25 +275,37 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
     `outcome.verdicts`; what each item printed arrives before its verdict)."""
     limit = float(request["limit"])
     patience = limit + BLOCKED_GRACE + max(PROGRESS_SLACK, limit)
+    # However it keeps showing progress, no run outlasts this: the import (as
+    # patient as an item) and every item one after another, within its limit.
+    started = time.monotonic()
+    ceiling = started + 2 * patience + len(request["items"]) * (limit + BLOCKED_GRACE)
     account = Account()
     outcome, running = account.outcome, account.running
     run = Run(request, lab_dir)
     deadline = time.monotonic() + patience
     try:
-        while run.channel_open and time.monotonic() < deadline:
+        while run.channel_open and time.monotonic() < min(deadline, ceiling):
+            received = run.received
             for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
-                deadline = time.monotonic() + patience  # progress: the clock starts again
                 kind = account.apply(event)
                 if kind is not None:
                     on_event(kind, outcome)
+            if run.received > received:  # progress, even part of a line: the clock starts again
+                deadline = time.monotonic() + patience
             if on_idle is not None:
                 on_idle()
             if not run.channel_open or account.done:
                 break
         done = account.done
         ended = run.process.wait(5.0 if done or not run.channel_open else 0.0)
+        if run.lines.dropped:
+            outcome.problems.append(f"{run.lines.dropped} event(s) from the worker were longer than "
+                                    f"{EVENT_CAP // 2 ** 20} MB and were not read")
         if not done and outcome.load_error is None:
-            if ended is None:
+            if ended is None and time.monotonic() >= ceiling:
+                outcome.problems.append(f"the run went on for longer than its items could take "
+                                        f"({ceiling - started:.0f} s); it was stopped")
+            elif ended is None:
                 during = (f" while item(s) {', '.join(map(str, running))} ran" if running
                           else " while the code under test was being imported" if outcome.model == "" else "")
                 outcome.problems.append(f"the run made no progress for {patience:g} s{during} "

@@ -100,7 +100,7 @@ def diagram(events: Sequence[Dict[str, Any]]) -> str:
         return "<p>No message reached a fixture server in this item.</p>"
     servers: List[str] = []
     for event in events:
-        if str(event.get("server")) not in servers:
+        if str(event.get("server")) not in servers and event.get("kind") != "omitted":
             servers.append(str(event.get("server")))
     answered = {(e.get("server"), e.get("id")) for e in events if e.get("toward") == "client"}
     rows = folded([{**e, "label": f"{e.get('label')}: never answered", "kind": "unanswered"}
@@ -133,6 +133,8 @@ def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
     if isinstance(row, Fold):
         return (f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {row.count:d} alike '
                 f'message(s) with {esc(row.server)} folded</text>')
+    if row.get("kind") == "omitted":  # the verdict left them out (checks.trace.WIRE_ROWS)
+        return f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {esc(row.get("label"))}</text>'
     kind = str(row.get("kind"))
     colour = COLOURS.get(kind, "#1f2937")
     server_x = x.get(str(row.get("server")), x["client"])
@@ -155,7 +157,8 @@ def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
 def in_full(events: Sequence[Dict[str, Any]]) -> str:
     if not events:
         return ""
-    lines = [f"+{float(e.get('ms', 0)):.1f} ms  {e.get('server')} {e.get('toward') or 'at the server'}  "
+    lines = [f"+{float(e.get('ms', 0)):.1f} ms  ⋯ {e.get('label')}" if e.get("kind") == "omitted" else
+             f"+{float(e.get('ms', 0)):.1f} ms  {e.get('server')} {e.get('toward') or 'at the server'}  "
              f"{e.get('full', '')}" for e in events]
     return (f"<details><summary>the messages in full ({len(events)})</summary>"
             f"<pre>{esc_lines(chr(10).join(lines))}</pre></details>")

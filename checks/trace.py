@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 from checks.fixtures import Entry, Journal
 
@@ -74,9 +74,12 @@ def describe_reply(msg: Dict[str, Any]) -> str:
 
 
 FULL_TEXT = 20_000  # characters of one message kept for the page's "in full"
+WIRE_ROWS = 1_000  # rows one verdict carries: the first ones, and the last WIRE_TAIL (where it ended)
+WIRE_TAIL = 200
+WIRE_TEXT = 1_000_000  # characters of messages in full one verdict carries in all
 LABEL_TEXT = 200  # characters of a row's label: the page draws 70, the trace 110
 KINDS = frozenset({"request", "notification", "not-json", "reply", "error", "iserror", "server-request",
-                   "server-notification", "dropped", "exit"})
+                   "server-notification", "dropped", "exit", "omitted"})
 TOWARD = frozenset({"server", "client", ""})  # "": what happened at the server
 ROW_TEXT = ("server", "kind", "toward", "label", "full", "id")  # a row's fields besides `ms`
 
@@ -106,33 +109,54 @@ def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
     """The item's conversation, oldest first, one dict per message or mishap:
     `ms` (since the first), `server`, `kind`, `toward` ("server" or "client";
     "" for what happened at the server), `label` (short), `full` (the JSON) and
-    `id` (the message's JSON-RPC id as JSON, "null" for none)."""
-    found: List[Tuple[float, Dict[str, Any]]] = []
-    for journal in journals:
-        for entry in journal.entries():
-            kind = kind_of(entry)
-            if kind is None:
-                continue
-            alias = journal.alias
-            if entry.kind == "in":
-                label = (f"{short(entry.raw['raw'])} (not JSON)" if kind == "not-json"
-                         else describe_request(entry.msg))
-                full = entry.raw.get("raw") if kind == "not-json" else entry.msg
-                toward = "server"
-            elif entry.kind == "out":
-                label, full, toward = describe_reply(entry.msg), entry.msg, "client"
-            elif kind == "dropped":
-                label, full, toward = f"reply #{entry.raw.get('id')} withheld: cancelled", entry.raw, ""
-            else:
-                label, full, toward = f"exited with status {entry.raw['status']}", entry.raw, ""
-            text = full if isinstance(full, str) else json.dumps(full, ensure_ascii=False)
-            found.append((entry.t, {"server": alias, "kind": kind, "toward": toward, "label": label,
-                                    "full": text[:FULL_TEXT], "id": json.dumps(entry.msg.get("id"))}))
+    `id` (the message's JSON-RPC id as JSON, "null" for none).
+
+    At most WIRE_ROWS of them, the first and the last (where it ended), with one
+    row of kind "omitted" between that says how many more there were; the
+    messages in full share WIRE_TEXT characters. A client in an endless loop
+    writes tens of thousands of messages: every verdict crosses a pipe, and the
+    page draws them, so what a verdict carries is bounded whatever the client did."""
+    found = sorted(((entry.t, journal.alias, entry, kind) for journal in journals for entry in journal.entries()
+                    for kind in [kind_of(entry)] if kind is not None), key=lambda e: e[0])
     if not found:
         return []
-    found.sort(key=lambda e: e[0])
-    start = found[0][0]
-    return [{"ms": round((t - start) * 1000, 1), **event} for t, event in found]
+    start, budget = found[0][0], WIRE_TEXT
+    kept = found if len(found) <= WIRE_ROWS else [*found[:WIRE_ROWS - WIRE_TAIL], *found[-WIRE_TAIL:]]
+    rows: List[Dict[str, Any]] = []
+    for at, (t, alias, entry, kind) in enumerate(kept):
+        if len(kept) < len(found) and at == WIRE_ROWS - WIRE_TAIL:
+            rows.append(omitted(len(found) - len(kept), round((t - start) * 1000, 1)))
+        row = {"ms": round((t - start) * 1000, 1), **described(alias, entry, kind)}
+        row["full"] = row["full"][:min(FULL_TEXT, budget)] if budget > 0 else UNKEPT
+        budget -= len(row["full"])
+        rows.append(row)
+    return rows
+
+
+UNKEPT = f"(not kept: this item's messages in full passed {WIRE_TEXT:,} characters)"
+
+
+def omitted(count: int, ms: float) -> Dict[str, Any]:
+    """The row that stands for `count` messages left out of the middle."""
+    return {"ms": ms, "server": "", "kind": "omitted", "toward": "", "label": f"{count} more message(s) not shown",
+            "full": "", "id": "null"}
+
+
+def described(alias: str, entry: Entry, kind: str) -> Dict[str, Any]:
+    """One journal entry as a row, but for its time."""
+    if entry.kind == "in":
+        label = f"{short(entry.raw['raw'])} (not JSON)" if kind == "not-json" else describe_request(entry.msg)
+        full: Any = entry.raw.get("raw") if kind == "not-json" else entry.msg
+        toward = "server"
+    elif entry.kind == "out":
+        label, full, toward = describe_reply(entry.msg), entry.msg, "client"
+    elif kind == "dropped":
+        label, full, toward = f"reply #{entry.raw.get('id')} withheld: cancelled", entry.raw, ""
+    else:
+        label, full, toward = f"exited with status {entry.raw['status']}", entry.raw, ""
+    text = full if isinstance(full, str) else json.dumps(full, ensure_ascii=False)
+    return {"server": alias, "kind": kind, "toward": toward, "label": label, "full": text,
+            "id": json.dumps(entry.msg.get("id"))}
 
 
 def wire_row(raw: Any) -> Optional[Dict[str, Any]]:

@@ -106,11 +106,14 @@ class Journal:
 class Lab:
     """Makes fixture-server specs for the target package, one journal each."""
 
-    def __init__(self, target: Target) -> None:
+    def __init__(self, target: Target, item: int = 0) -> None:
         self.target = target
         # Under the runner, inside its run directory, so the runner can find the
-        # journals (and the servers' pids) whatever happens to this process.
-        self._dir = tempfile.TemporaryDirectory(prefix="mcp-lab-", dir=os.environ.get("MCP_LAB_RUN_DIR"))
+        # journals (and the servers' pids) whatever happens to this process; named
+        # by item, so the servers' accounts the runner holds are told apart by item.
+        self._dir = tempfile.TemporaryDirectory(prefix=f"mcp-lab-{item}-", dir=os.environ.get("MCP_LAB_RUN_DIR"))
+        # Under the runner, where each server also sends its journal (checks.accounts).
+        self.evidence = os.environ.get("MCP_LAB_EVIDENCE")
         self.directory = Path(self._dir.name)
         self.journals: List[Journal] = []
         self._own: List["subprocess.Popen[bytes]"] = []  # servers the judge started itself (over HTTP)
@@ -120,12 +123,23 @@ class Lab:
         """A `ServerSpec` of the target for the fixture `server`, journalled (under
         `label` in the trace, when two scenarios use one alias)."""
         alias = alias or server
-        path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
+        path = self.journal_path(label or alias)
         self.journals.append(Journal(label or alias, path))
-        # -S: the fixtures use the standard library only (a test holds them to
-        # it), so skipping site-packages start-up costs nothing and saves ~30 ms.
-        args = ("-S", str(SERVERS / f"{server}.py"), "--journal", str(path), *extra)
+        args = (*self.launch(server, path), *extra)
         return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout, **fields)
+
+    def journal_path(self, name: str) -> Path:
+        """Where the next server's journal goes: named as the trace names it."""
+        return self.directory / f"{name}-{len(self.journals)}.jsonl"
+
+    def launch(self, server: str, path: Path) -> List[str]:
+        """The interpreter's arguments that start the fixture `server` journalling to `path`.
+        -I: no PYTHON* variable or user site can put other code in a fixture (the
+        runner refuses an account from one started otherwise); -S: the fixtures use
+        the standard library only (a test holds them to it), so skipping
+        site-packages costs nothing and saves ~30 ms."""
+        evidence = ["--evidence", self.evidence] if self.evidence else []
+        return ["-I", "-S", str(SERVERS / f"{server}.py"), "--journal", str(path), *evidence]
 
     async def http_server(self, server: str, alias: str, *extra: str, **fields: Any) -> Any:
         """A fixture the judge starts itself on a free port of 127.0.0.1 (`--http 0`),
@@ -133,11 +147,11 @@ class Lab:
         client's to start. It is stopped when the item ends."""
         import anyio  # the items' loop; this module is otherwise sync
 
-        path = self.directory / f"{alias}-{len(self.journals)}.jsonl"
+        path = self.journal_path(alias)
         journal = Journal(alias, path)
         self.journals.append(journal)
-        process = subprocess.Popen([sys.executable, "-S", str(SERVERS / f"{server}.py"), "--journal", str(path),
-                                    "--http", "0", *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        process = subprocess.Popen([sys.executable, *self.launch(server, path), "--http", "0", *extra],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, cwd=str(ROOT))
         self._own.append(process)
         deadline = time.monotonic() + 30.0  # a start on the busiest machine; only a broken fixture waits it out

@@ -223,10 +223,12 @@ Phase = Callable[[Item, str], None]  # told "begin" and "end" as each item start
 
 
 def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None,
-             on_phase: Optional[Phase] = None) -> Verdict:
-    """Run one item on a worker thread; judge it within `limit` (+ grace) seconds."""
+             on_phase: Optional[Phase] = None, with_wire: bool = True) -> Verdict:
+    """Run one item on a worker thread; judge it within `limit` (+ grace) seconds.
+    `with_wire`: read the journals into the verdict's wire and trace (under the
+    runner it draws them itself, from the servers' accounts)."""
     outcome: Dict[str, Any] = {"limit": limit}
-    lab = Lab(target)
+    lab = Lab(target, item.number)
     if on_phase is not None:
         on_phase(item, "begin")
 
@@ -259,8 +261,9 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
         outcome["survivors"] = lab.survivors()
     lab.kill_survivors()
     verdict = judge(item, target, outcome)
-    verdict.wire = wire_events(lab.journals)
-    verdict.trace = trace_lines(lab.journals, events=verdict.wire)
+    if with_wire:
+        verdict.wire = wire_events(lab.journals)
+        verdict.trace = trace_lines(lab.journals, events=verdict.wire)
     if not thread.is_alive():
         lab.close()
     if on_phase is not None:
@@ -271,7 +274,7 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
 def run_items(items: List[Item], target: Target,
               on_verdict: Optional[Callable[[Verdict], None]] = None,
               limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None,
-              parallel: int = PARALLEL, on_phase: Optional[Phase] = None) -> List[Verdict]:
+              parallel: int = PARALLEL, on_phase: Optional[Phase] = None, with_wire: bool = True) -> List[Verdict]:
     """Judge the items, up to `parallel` at a time (each has its own servers, so
     they cannot disturb each other), and report verdicts in number order as
     soon as each next one is ready."""
@@ -281,7 +284,7 @@ def run_items(items: List[Item], target: Target,
     hybrids = Hybrids(target)
 
     def judged(item: Item) -> Verdict:
-        return run_item(item, hybrids.for_item(item), limit, None, on_phase)
+        return run_item(item, hybrids.for_item(item), limit, None, on_phase, with_wire)
 
     with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="items") as pool:
         # Items that wait on timeouts start first, so their waiting overlaps the rest.

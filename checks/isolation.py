@@ -16,6 +16,7 @@ import json
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,8 +25,11 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from checks import reaper
+from checks.accounts import Accounts
+from checks.lines import Lines
 from checks.fixtures import Journal
 from checks.harness import BLOCKED_GRACE, Verdict, verdict_from_json
+from checks.trace import trace_lines, wire_events
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
 EVENT_CAP = 16 * 1024 * 1024  # bytes of one event: a verdict's wire is capped far below (checks.trace)
@@ -54,8 +58,12 @@ class Worker:
     which saves starting an interpreter), started afresh elsewhere. The target
     is imported only in the worker, never here."""
 
-    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
+    def __init__(self, request: Dict[str, Any], lab_dir: str, accounts: "Optional[Accounts]" = None) -> None:
         events_r, events_w = os.pipe()
+        # Where the servers it starts send their accounts; the socket that hears
+        # them stays the runner's (closed in a forked worker, never inherited).
+        place = {"MCP_LAB_RUN_DIR": lab_dir, **({"MCP_LAB_EVIDENCE": accounts.path} if accounts else {})}
+        runner_only = accounts.fds() if accounts else []
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         request = {**request, "fd": events_w}
@@ -72,9 +80,9 @@ class Worker:
                     devnull = os.open(os.devnull, os.O_RDONLY)
                     for source, target in ((devnull, 0), (out_w, 1), (err_w, 2)):
                         os.dup2(source, target)
-                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w):
+                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w, *runner_only):
                         os.close(fd)
-                    os.environ["MCP_LAB_RUN_DIR"] = lab_dir
+                    os.environ.update(place)
                     from checks.worker import serve
                     serve(request)
                 finally:
@@ -84,7 +92,7 @@ class Worker:
             self._popen = subprocess.Popen(
                 [sys.executable, "-m", "checks.worker", json.dumps(request)], stdin=subprocess.DEVNULL,
                 stdout=out_w, stderr=err_w, pass_fds=(events_w,), start_new_session=True,
-                env={**os.environ, "MCP_LAB_RUN_DIR": lab_dir})
+                env={**os.environ, **place})
             self.pid = self._popen.pid
         for fd in (events_w, out_w, err_w):
             os.close(fd)
@@ -125,63 +133,43 @@ def event_of(line: bytes) -> Optional[Event]:
     return event if isinstance(event, dict) else None
 
 
-class Lines:
-    """Whole lines out of the chunks a pipe delivers, in linear time: only the
-    new chunk is searched for a line's end, and a line is joined once, when it
-    ends. A line longer than `cap` is dropped (and counted), never held whole."""
-
-    def __init__(self, cap: int) -> None:
-        self.cap = cap
-        self.dropped = 0
-        self._parts: List[bytes] = []
-        self.held = 0  # bytes of the unfinished line kept so far
-        self._dropping = False  # the unfinished line is over the cap
-
-    def feed(self, data: bytes) -> List[bytes]:
-        lines: List[bytes] = []
-        start = 0
-        end = data.find(b"\n")
-        while end >= 0:
-            self._keep(data[start:end])
-            if self._dropping:
-                self.dropped += 1
-            else:
-                lines.append(b"".join(self._parts))
-            self._parts, self.held, self._dropping = [], 0, False
-            start, end = end + 1, data.find(b"\n", end + 1)
-        self._keep(data[start:])
-        return lines
-
-    def _keep(self, piece: bytes) -> None:
-        if self._dropping or not piece:
-            return
-        if self.held + len(piece) > self.cap:
-            self._parts, self.held, self._dropping = [], 0, True
-        else:
-            self._parts.append(piece)
-            self.held += len(piece)
-
-
 class Run:
     """One worker process and what it has said so far."""
 
     def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
-        self.process = Worker(request, lab_dir)
+        self.accounts = Accounts(lab_dir) if hasattr(socket, "AF_UNIX") else None
+        self.process = Worker(request, lab_dir, self.accounts)
         self.events_fd, out_fd, err_fd = self.process.fds
         self.streams: Dict[int, bytearray] = {out_fd: bytearray(), err_fd: bytearray()}
         self.selector = selectors.DefaultSelector()
         for fd in [self.events_fd, *self.streams]:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
+        if self.accounts is not None:
+            self.accounts.watch(self.selector, "account")
         self.lines = Lines(EVENT_CAP)
-        self.received = 0  # bytes read from the channel: progress, even before a line is whole
+        self.from_worker = 0  # bytes read from the channel
         self.open_fds = {self.events_fd, *self.streams}
 
+    @property
+    def received(self) -> int:
+        """Bytes from the worker and the servers: progress, even before a line is whole."""
+        return self.from_worker + (self.accounts.received if self.accounts else 0)
+
+    def settle_accounts(self) -> None:
+        """All the servers have sent so far, read (see Accounts.drain)."""
+        if self.accounts is not None:
+            self.accounts.drain()
+
     def read(self, timeout: float) -> List[Event]:
-        """Events that arrived within `timeout` seconds (raw output is kept aside)."""
+        """Events that arrived within `timeout` seconds (raw output is kept aside;
+        the servers' accounts go to `accounts`)."""
         events: List[Event] = []
         for key, _ in self.selector.select(timeout):
             fd = int(key.fd)
+            if key.data == "account" and self.accounts is not None:
+                self.accounts.ready(fd)
+                continue
             try:
                 data = os.read(fd, 65536)
             except BlockingIOError:
@@ -191,7 +179,7 @@ class Run:
                 self.open_fds.discard(fd)
                 continue
             if fd == self.events_fd:
-                self.received += len(data)
+                self.from_worker += len(data)
                 events += [e for e in map(event_of, self.lines.feed(data)) if e is not None]
             else:
                 kept = self.streams[fd]
@@ -206,6 +194,8 @@ class Run:
         return b"".join(bytes(b) for b in self.streams.values()).decode("utf-8", "replace")
 
     def close(self) -> None:
+        if self.accounts is not None:
+            self.accounts.close()
         self.selector.close()
         for fd in self.process.fds:
             try:
@@ -288,6 +278,9 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
             received = run.received
             for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
                 kind = account.apply(event)
+                if kind == "verdict":
+                    run.settle_accounts()
+                    drawn_from_accounts(outcome.verdicts[-1], run.accounts)
                 if kind is not None:
                     on_event(kind, outcome)
             if run.received > received:  # progress, even part of a line: the clock starts again
@@ -318,18 +311,30 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
         # The worker first (its children are then handed to us), then whatever
         # is left, named before it is killed so the report can say what it was.
         end_worker(run.process)
-        left = reaper.left_behind(journal_pids(lab_dir))
+        left = reaper.left_behind(journal_pids(lab_dir) + (run.accounts.pids() if run.accounts else []))
         outcome.killed = [f"{p.name} (pid {p.pid})" for p in left]
         reaper.kill_all(p.pid for p in left)
         end_group(run.process.pid)
         for _ in range(3):  # what was running may have written a little more
             run.read(0.0)
         outcome.outside += run.raw_output()
+        outcome.problems += [f"a process that is not one of the run's fixture servers tried to send the runner "
+                             f"a server's account: {why}" for why in (run.accounts.refused if run.accounts else [])]
         run.close()
     if outcome.killed:
         outcome.problems.append(f"{len(outcome.killed)} process(es) were still running after the run "
                                 "and were killed")
     return outcome
+
+
+def drawn_from_accounts(verdict: Verdict, accounts: Optional[Accounts]) -> None:
+    """The verdict's wire and trace, from what its servers sent the runner
+    (never from the worker, whose process runs the code under test)."""
+    if accounts is None:
+        return
+    journals: List[Journal] = list(accounts.journals_of(verdict.number))
+    verdict.wire = wire_events(journals)
+    verdict.trace = trace_lines(journals, events=verdict.wire)
 
 
 def end_worker(worker: Worker) -> None:

@@ -241,9 +241,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m servers.misbehave", description=__doc__)
     parser.add_argument("--scenario", choices=SCENARIOS, required=True)
     parser.add_argument("--journal", metavar="FILE")
+    parser.add_argument("--evidence", metavar="SOCKET", help="also send each journal line to the runner here")
     parser.add_argument("--size-mb", type=float, default=10.0, help="for huge-reply and stderr-flood")
     options = parser.parse_args(argv)
-    status = Misbehaving(options.scenario, Journal(options.journal), options.size_mb).serve()
+    status = Misbehaving(options.scenario, Journal(options.journal, options.evidence), options.size_mb).serve()
     sys.exit(status)
 
 

@@ -30,6 +30,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
                              "initialize handshake (MCP_LAB_ERA)")
     parser.add_argument("--journal", default=env("MCP_LAB_JOURNAL"), metavar="FILE",
                         help="append every message in and out, with timestamps (MCP_LAB_JOURNAL)")
+    parser.add_argument("--evidence", default=env("MCP_LAB_EVIDENCE"), metavar="SOCKET",
+                        help="also send each journal line to the lab's runner listening on this Unix socket "
+                             "(MCP_LAB_EVIDENCE)")
     parser.add_argument("--fail", choices=FAILURE_MODES, default=env("MCP_LAB_FAIL") or None,
                         help="misbehave on purpose: exit at start, never answer, write a garbage "
                              "line before each reply, or exit when probed with server/discover "

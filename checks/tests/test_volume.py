@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from checks.fixtures import Journal
-from checks.isolation import EVENT_CAP, Lines
+from checks.isolation import EVENT_CAP
+from checks.lines import Lines
 from checks.page import page
 from checks.harness import Verdict
 from checks.target import ROOT

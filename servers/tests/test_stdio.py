@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import socket
 import subprocess
 import sys
 import time
@@ -49,6 +51,39 @@ def test_journal_records_start_messages_in_and_out_and_exit(tmp_path: Path) -> N
     assert {o["msg"]["id"] for o in outs} == {1, None}
     assert all(isinstance(e["t"], float) for e in entries)
     assert outs[0]["t"] >= ins[0]["t"]
+
+
+def test_with_evidence_every_journal_line_also_goes_to_the_runner_once_it_says_it_takes_them(tmp_path: Path) -> None:
+    path, place = tmp_path / "j.jsonl", str(tmp_path / "runner.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(place)
+    listener.listen(1)
+    listener.settimeout(10.0)  # bounded: the server connects as it starts
+    server = subprocess.Popen([sys.executable, "-m", "servers.notes", "--journal", str(path), "--evidence", place],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+    try:
+        runner, _ = listener.accept()
+        runner.settimeout(10.0)
+        hello = b""
+        while not hello.endswith(b"\n"):
+            hello += runner.recv(1)
+        assert json.loads(hello) == {"journal": str(path)} and path.read_text() == ""  # it waits for the runner
+        runner.sendall(b"\n")
+        server.communicate(line(request(1, "server/discover")) + b"\n", timeout=10)
+        sent = b""
+        while chunk := runner.recv(65536):
+            sent += chunk
+    finally:
+        server.kill()
+        listener.close()
+    assert [json.loads(x) for x in sent.splitlines()] == journal(path)
+
+
+def test_a_runner_that_does_not_take_the_account_leaves_the_server_to_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    done = run_server("notes", [line(request(1, "server/discover"))], "--journal", str(path),
+                      "--evidence", str(tmp_path / "nobody.sock"))
+    assert replies(done.stdout)[0]["id"] == 1 and journal(path)[0]["kind"] == "start"
 
 
 def test_journal_can_come_from_the_environment(tmp_path: Path) -> None:

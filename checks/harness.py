@@ -16,14 +16,14 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, List, Optional
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
 
 import anyio
 
 from checks.exercises import Exercise
 from checks.fixtures import CannotJudgeHere as CannotJudgeHere
 from checks.fixtures import HarnessError as HarnessError  # defined with the fixtures, which raise it too
-from checks.fixtures import Lab
+from checks.fixtures import Journal, Lab
 from checks.hybrid import Hybrids
 from checks.target import Target
 from checks.trace import trace_lines, wire_events, wire_row
@@ -119,6 +119,8 @@ class Item:
     exercise: Optional[Exercise] = None
     waits: str = ""  # what the item may wait on, shown while it runs
     floor: float = FLOOR  # the least limit under which a correct client always finishes, however busy
+    # What a pass needs the servers' own accounts to show (checks.items.proofs), checked by the runner.
+    proof: Optional[Callable[[Sequence[Journal]], List[str]]] = None
 
     def where(self, target: Target) -> Where:
         return Where(target.display_path(self.where_file), self.where_function,

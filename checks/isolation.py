@@ -22,13 +22,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from checks import reaper
-from checks.accounts import Accounts
+from checks.accounts import Accounts, HeldJournal
 from checks.lines import Lines
 from checks.fixtures import Journal
 from checks.harness import BLOCKED_GRACE, Verdict, verdict_from_json
+from checks.items import by_number
 from checks.trace import trace_lines, wire_events
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
@@ -281,6 +282,8 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
                 if kind == "verdict":
                     run.settle_accounts()
                     drawn_from_accounts(outcome.verdicts[-1], run.accounts)
+                    if run.accounts is not None:
+                        proven(outcome.verdicts[-1], run.accounts.journals_of(outcome.verdicts[-1].number))
                 if kind is not None:
                     on_event(kind, outcome)
             if run.received > received:  # progress, even part of a line: the clock starts again
@@ -335,6 +338,27 @@ def drawn_from_accounts(verdict: Verdict, accounts: Optional[Accounts]) -> None:
     journals: List[Journal] = list(accounts.journals_of(verdict.number))
     verdict.wire = wire_events(journals)
     verdict.trace = trace_lines(journals, events=verdict.wire)
+
+
+def proven(verdict: Verdict, journals: Sequence[HeldJournal]) -> None:
+    """A pass counts only when its servers' accounts, as the runner received
+    them (`journals`), show what the pass rests on (the item's proof,
+    checks.items.proofs); otherwise it is ERROR, saying what they do not show."""
+    if verdict.status != "pass":
+        return
+    item = by_number(verdict.number)
+    if item is None:
+        missing = ["an item by that number"]
+    elif not journals:
+        missing = ["any of the item's servers: none sent the runner its account"]
+    elif any(j.account.cut for j in journals):
+        missing = ["all of the conversation: an account ran past what the runner keeps"]
+    else:
+        missing = item.proof(journals) if item.proof is not None else []
+    if missing:
+        verdict.status = "error"
+        verdict.message = ("not counted: the worker said pass, but the servers' own accounts, sent to the runner, "
+                           "do not show " + "; ".join(missing))
 
 
 def end_worker(worker: Worker) -> None:

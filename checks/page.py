@@ -140,7 +140,8 @@ def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
     server_x = x.get(str(row.get("server")), x["client"])
     said = esc(str(row.get("label", ""))[:70])
     head = (f'<g class="message {esc(kind)}"><title>{esc(row.get("full", ""))}</title>'
-            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">+{float(row.get("ms", 0)):.1f} ms</text>')
+            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">'
+            f'+{float(row.get("ms", 0)):.1f} ms</text>')
     toward = row.get("toward")
     if toward in ("server", "client"):
         start, end = (x["client"], server_x) if toward == "server" else (server_x, x["client"])

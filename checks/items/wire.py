@@ -5,7 +5,7 @@ once (judged by order, not a stopwatch), and paging to the last page.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import anyio
 
@@ -175,6 +175,28 @@ async def settled(outcomes: Dict[str, Any], keys: Sequence[str]) -> None:
         await anyio.sleep(0)
 
 
+def pages_of(journal: Journal) -> Tuple[List[Dict[str, Any]], List[Any], List[Any]]:
+    """From a journal: each tools/list result, the cursors it issued, and the
+    cursor each request sent back (ABSENT for none)."""
+    pages = [(r, journal.reply_to(r)) for r in journal.requests("tools/list")]
+    results = [(reply.msg.get("result") or {}) if reply else {} for _, reply in pages]
+    issued = [r["nextCursor"] for r in results if "nextCursor" in r]
+    sent = [(r.msg.get("params") or {}).get("cursor", ABSENT) for r, _ in pages]
+    return results, issued, sent
+
+
+def cursor_fault(journal: Journal) -> Optional[str]:
+    """What the journal says went wrong with paging: "cursors" (one not sent back
+    as issued, or a first request with one), "unfinished" (the last page had a
+    nextCursor), or None. The item and the runner's proof (checks.items.proofs) both ask."""
+    results, issued, sent = pages_of(journal)
+    if sent[1:] != issued[:len(sent) - 1] or sent[:1] != [ABSENT]:
+        return "cursors"
+    if not results or "nextCursor" in results[-1]:
+        return "unfinished"
+    return None
+
+
 async def paging(target: Target, lab: Lab) -> str:
     spec = lab.server("notes", None, "--paging", "empty-cursor")
     endless_spec = lab.server("notes", "endless", "--paging", "endless")
@@ -195,21 +217,19 @@ async def paging(target: Target, lab: Lab) -> str:
             await client.aclose()
             await endless.aclose()
     journal = lab.journal("notes")
-    pages = [(r, journal.reply_to(r)) for r in journal.requests("tools/list")]
-    results = [(reply.msg.get("result") or {}) if reply else {} for _, reply in pages]
-    issued = [r["nextCursor"] for r in results if "nextCursor" in r]
-    sent = [(r.msg.get("params") or {}).get("cursor", ABSENT) for r, _ in pages]
+    results, issued, sent = pages_of(journal)
     names = [t.get("name") if isinstance(t, dict) else t for t in tools] if isinstance(tools, list) else []
     served = [[t.get("name") for t in r.get("tools", [])] for r in results]
-    if sent[1:] != issued[:len(sent) - 1] or sent[:1] != [ABSENT]:
+    fault = cursor_fault(journal)
+    if fault == "cursors":
         raise Fail(f"expected: the first request without a cursor, then each nextCursor sent back "
                    f"exactly as received (\"\" is a cursor too)\n"
                    f"journal: the server issued {issued}; the client sent "
                    f"{['(none)' if c is ABSENT else c for c in sent]}{where}")
-    if not results or "nextCursor" in results[-1]:
+    if fault == "unfinished":
         tail = results[-1] if results else {}
         raise Fail(f"expected: pages requested until one comes without nextCursor\n"
-                   f"journal: {len(pages)} tools/list request(s); the last reply had "
+                   f"journal: {len(results)} tools/list request(s); the last reply had "
                    f"{len(tail.get('tools', []))} tool(s) and nextCursor {tail.get('nextCursor')!r}, which "
                    f"never came back\ngot: {len(names)}: {', '.join(map(str, names)) or 'none'}; only a "
                    f"missing nextCursor ends the list (not a short page, an empty one, or \"\"){where}")

@@ -70,3 +70,78 @@ def test_the_wire_shown_is_the_servers_own_account_not_the_workers(variant: Vari
     assert trace and not any("PLANTED" in line for line in trace)
     assert any("server/discover" in line for line in trace)
     assert "PLANTED" not in page.read_text(encoding="utf-8")
+
+
+# The whole run, written by the submission on the worker's channel at import,
+# before any item ran: nine passes, and a clean exit.
+TRANSCRIPT = '''
+import json, os, sys
+frame = sys._getframe()
+while "channel" not in frame.f_locals:
+    frame = frame.f_back
+fd = frame.f_locals["channel"].fd
+def say(**event):
+    os.write(fd, (json.dumps(event) + "\\n").encode())
+say(event="start", model="model: mock", display="starter")
+for number in range(1, 10):
+    say(event="begin", number=number)
+    say(event="end", number=number)
+    say(event="verdict", verdict={"number": number, "id": "x", "title": "x", "status": "pass", "duration": 0.1,
+                                  "message": "fine", "where": None}, hung=False)
+say(event="done", threads=[])
+os._exit(0)
+'''
+
+
+def test_a_run_written_on_the_channel_by_the_submission_counts_no_pass(variant: Variant) -> None:
+    status, report, _ = checks(forged(variant, TRANSCRIPT))
+    assert status == 2 and report["passed"] == 0
+    assert all("none sent the runner its account" in i["message"] for i in report["items"]), report["items"]
+
+
+def kept_accounts(directory: Path, number: int, monkeypatch: pytest.MonkeyPatch) -> "tuple[Any, List[Any]]":
+    """Item `number` judged here, and its servers' journals as the runner would
+    hold them (the lab is kept until they are read)."""
+    from checks import harness
+    from checks.accounts import Account, HeldJournal
+    from checks.fixtures import Lab
+    from checks.items import by_number
+    from checks.target import load_target
+    labs: List[Lab] = []
+
+    class Kept(Lab):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            labs.append(self)
+
+        def close(self) -> None:
+            pass
+    monkeypatch.setattr(harness, "Lab", Kept)
+    item = by_number(number)
+    assert item is not None
+    verdict = harness.run_item(item, load_target(str(directory)))
+    journals = [HeldJournal(j.alias, Account(None, None, j.path, j.entries())) for j in labs[0].journals]
+    Lab.close(labs[0])
+    return verdict, journals
+
+
+@pytest.mark.parametrize("number", sorted(STARTER_RED - {2}))
+def test_a_pass_claimed_where_the_servers_accounts_do_not_show_it_is_not_counted(
+        number: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from checks.isolation import proven
+    from checks.target import ROOT
+    starter, starter_journals = kept_accounts(ROOT / "starter", number, monkeypatch)
+    assert starter.status == "fail"
+    starter.status = "pass"  # what a forger would say
+    proven(starter, starter_journals)
+    assert starter.status == "error" and "do not show" in starter.message
+    solution, solution_journals = kept_accounts(ROOT / "solution", number, monkeypatch)
+    proven(solution, solution_journals)
+    assert solution.status == "pass", solution.message
+
+
+def test_every_pass_of_the_reference_is_shown_by_its_servers_accounts() -> None:
+    from checks.target import ROOT
+    status, report, _ = checks(ROOT / "solution", "--extensions")
+    assert status == 0, [(i["number"], i["message"]) for i in report["items"] + report["extensions"]
+                         if i["status"] != "pass"]

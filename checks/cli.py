@@ -31,7 +31,7 @@ from checks.hints import HINTS, next_hints
 from checks.isolation import Outcome, run_isolated
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
-from checks.target import ROOT
+from checks.target import target_directory
 from checks.typecount import type_count
 from checks.visible import visible
 
@@ -92,10 +92,6 @@ def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
     why = outcome.problems[0] if outcome.problems else "the worker ended without judging it"
     return [Verdict(i.number, i.id, i.title, "error", 0.0, f"not judged: {why}") for i in items
             if i.number not in seen]
-
-
-def target_directory(target: str) -> Path:
-    return ROOT / target if target in ("starter", "solution") else Path(target)
 
 
 def run(options: argparse.Namespace) -> int:

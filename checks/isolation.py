@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 from checks import reaper
 from checks.accounts import Accounts, HeldJournal
@@ -210,10 +210,13 @@ class Account:
     Every event is taken by type: a field of the wrong type leaves the event
     unapplied, and a verdict the runner cannot read is not counted."""
 
-    def __init__(self) -> None:
+    def __init__(self, asked: Sequence[int] = ()) -> None:
         self.outcome = Outcome()
+        self.asked = set(asked)  # the items the worker was asked to judge
         self.running: List[int] = []
+        self.ended: Set[int] = set()
         self.done = False
+        self.tampered = False  # the worker found the judge changed: no pass of this run counts
 
     def apply(self, event: Event) -> Optional[str]:
         """Take one event; its kind when it was applied, None when it was not."""
@@ -224,13 +227,12 @@ class Account:
             self.running.append(number)
         elif kind == "end" and number is not None and number in self.running:
             self.running.remove(number)
+            self.ended.add(number)
         elif kind == "verdict":
-            verdict = verdict_from_json(event.get("verdict"))
-            if verdict is None:
-                outcome.problems.append("the worker sent a verdict the runner could not read; it was not counted")
-                return None
-            verdict.hung = event.get("hung") is True
-            outcome.verdicts.append(verdict)
+            return self.judged(event)
+        elif kind == "tampered":
+            found = event.get("found")
+            self.changed([str(what) for what in found] if isinstance(found, list) else [str(found)])
         elif kind == "load-error":
             outcome.load_error = str(event.get("message"))
         elif kind == "print":
@@ -246,11 +248,48 @@ class Account:
             return None
         return str(kind)
 
+    def judged(self, event: Event) -> Optional[str]:
+        """A verdict, taken only in the order an honest worker sends one: once per
+        item asked for, after that item ran. Anything else is something other
+        than the judge writing on the channel, and counts no pass."""
+        verdict, problems = verdict_from_json(event.get("verdict")), self.outcome.problems
+        if verdict is None or verdict.number not in self.asked:
+            problems.append("the worker sent a verdict the runner could not read, or for an item it was not "
+                            "asked to judge; it was not counted")
+            return None
+        earlier = [v for v in self.outcome.verdicts if v.number == verdict.number]
+        if earlier:
+            problems.append(f"two verdicts came for item {verdict.number}: something other than the judge writes "
+                            "on the worker's channel")
+            uncounted(earlier[0], "the runner was sent two verdicts for this item")
+            return None
+        verdict.hung = event.get("hung") is True
+        if verdict.number not in self.ended:
+            problems.append(f"a verdict for item {verdict.number} came before the item had run")
+            uncounted(verdict, "it came before the item had run")
+        if self.tampered:
+            uncounted(verdict, "the code under test tampered with the judging during this run")
+        self.outcome.verdicts.append(verdict)
+        return "verdict"
+
+    def changed(self, found: List[str]) -> None:
+        """The worker found the judge changed: said, and no pass of the run counts."""
+        self.tampered = True
+        self.outcome.problems += [f"the code under test tampered with the judging: {what}" for what in found]
+        for verdict in self.outcome.verdicts:
+            uncounted(verdict, "the code under test tampered with the judging during this run")
+
     def printed(self, label: str, text: str) -> None:
         if label.isdigit():
             self.outcome.outputs[int(label)] = self.outcome.outputs.get(int(label), "") + text
         else:
             self.outcome.outside += text
+
+
+def uncounted(verdict: Verdict, why: str) -> None:
+    """A pass that does not count: ERROR, saying why (a fail or an error stays)."""
+    if verdict.status == "pass":
+        verdict.status, verdict.message = "error", f"not counted: {why}"
 
 
 def whole(value: Any) -> Optional[int]:
@@ -270,7 +309,7 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
     # patient as an item) and every item one after another, within its limit.
     started = time.monotonic()
     ceiling = started + 2 * patience + len(request["items"]) * (limit + BLOCKED_GRACE)
-    account = Account()
+    account = Account(request["items"])
     outcome, running = account.outcome, account.running
     run = Run(request, lab_dir)
     deadline = time.monotonic() + patience

@@ -82,6 +82,11 @@ class Target:
     def elicitation(self) -> Any: return self.module("elicitation")
 
 
+def target_directory(name: str) -> Path:
+    """The directory of the package `--target` names."""
+    return ROOT / name if name in ("starter", "solution") else Path(name)
+
+
 def load_target(name: str) -> Target:
     """Import `starter`/`solution` by name, or a package directory by path."""
     if name in ("starter", "solution"):

@@ -32,13 +32,15 @@ class Channel:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._lock = threading.Lock()
+        # Taken now, before the code under test is imported and could rebind them.
+        self._dumps, self._write = json.dumps, os.write
 
     def send(self, event: str, **fields: Any) -> None:
-        data = (json.dumps({"event": event, **fields}) + "\n").encode("utf-8", "backslashreplace")
+        data = (self._dumps({"event": event, **fields}) + "\n").encode("utf-8", "backslashreplace")
         with self._lock:
             view = memoryview(data)
             while view:
-                view = view[os.write(self.fd, view):]
+                view = view[self._write(self.fd, view):]
 
 
 def leftover_threads(hung: List[int]) -> List[str]:
@@ -51,34 +53,57 @@ def leftover_threads(hung: List[int]) -> List[str]:
 def run(request: Dict[str, Any], channel: Channel) -> None:
     # Imported here, after stdout is captured: nothing the target prints at
     # import time may reach the real stdout.
-    from checks.items import EXTENSION_ITEMS
+    from checks.guard import SHOWN, Guard
     from checks.harness import Item, Verdict, run_items
-    from checks.items import ITEMS
-    from checks.target import TargetError, load_target
+    from checks.items import EXTENSION_ITEMS, ITEMS
+    from checks.target import TargetError, load_target, target_directory
+
+    # What the verdicts go through, bound before the code under test is imported.
+    send, to_json = channel.send, Verdict.to_json
+    guard = Guard(target_directory(str(request["target"])), os.environ.get("MCP_LAB_RUN_DIR"),
+                  os.environ.get("MCP_LAB_EVIDENCE"), keep=[channel])
+    breaches = guard.breaches
+    told: List[str] = []
+
+    def tell(loaded: Any = None) -> List[str]:
+        """What the code under test did to the judge; each new finding sent once."""
+        found = breaches((loaded.package, loaded.directory) if loaded is not None else None)
+        new = [f for f in found if f not in told]
+        if new:
+            told.extend(new)
+            send("tampered", found=new)
+        return found
 
     try:
         target = load_target(str(request["target"]))
     except TargetError as exc:
-        channel.send("load-error", message=str(exc))
+        tell()
+        send("load-error", message=str(exc))
         return
     except BaseException as exc:  # SystemExit or worse, at import time
-        channel.send("load-error", message=f"importing {request['target']} raised "
-                                           f"{type(exc).__name__}({exc}): not judged")
+        tell()
+        send("load-error", message=f"importing {request['target']} raised {type(exc).__name__}({exc}): not judged")
         return
     try:
         note = str(target.models.choose_model()[1])
     except BaseException as exc:
         note = f"model: none could be chosen ({type(exc).__name__}: {exc})"
-    channel.send("start", model=note, display=target.display_path(""))
+    send("start", model=note, display=target.display_path(""))
     wanted = set(request["items"])
     items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS if i.number in wanted]
 
     def verdict(v: Verdict) -> None:  # without its wire: the runner has the servers' own accounts
-        channel.send("verdict", verdict=v.to_json(), hung=v.hung)
+        found = tell(target)
+        if found:
+            more = f" (and {len(found) - SHOWN} more)" if len(found) > SHOWN else ""
+            v = Verdict(v.number, v.id, v.title, "error", v.duration, "not judged: the code under test tampered "
+                        f"with the judging: {'; '.join(found[:SHOWN])}{more}", hung=v.hung)
+        send("verdict", verdict=to_json(v), hung=v.hung)
 
     verdicts = run_items(items, target, on_verdict=verdict, limit=float(request["limit"]),
-                         on_phase=lambda item, phase: channel.send(phase, number=item.number), with_wire=False)
-    channel.send("done", threads=leftover_threads([v.number for v in verdicts if v.hung]))
+                         on_phase=lambda item, phase: send(phase, number=item.number), with_wire=False)
+    tell(target)
+    send("done", threads=leftover_threads([v.number for v in verdicts if v.hung]))
 
 
 def serve(request: Dict[str, Any]) -> None:

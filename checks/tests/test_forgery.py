@@ -145,3 +145,131 @@ def test_every_pass_of_the_reference_is_shown_by_its_servers_accounts() -> None:
     status, report, _ = checks(ROOT / "solution", "--extensions")
     assert status == 0, [(i["number"], i["message"]) for i in report["items"] + report["extensions"]
                          if i["status"] != "pass"]
+
+
+# The forgeries of the judge in memory, each as a submission would write it.
+FORGERIES = {
+    # The six lines of the review: every verdict says pass.
+    "Verdict.to_json": ('''
+from checks.harness import Verdict as _Verdict
+_plain = _Verdict.to_json
+def _passing(self, *args, **kwargs):
+    return {**_plain(self, *args, **kwargs), "status": "pass", "where": None}
+_Verdict.to_json = _passing
+''', "checks.harness.Verdict.to_json was replaced"),
+    "harness.judge": ('''
+import checks.harness as _harness
+_real = _harness.judge
+def _judge(item, target, outcome):
+    outcome.pop("error", None)
+    return _real(item, target, outcome)
+_harness.judge = _judge
+''', "checks.harness.judge was replaced"),
+    "Fail, caught": ('''
+import checks.harness as _harness, checks.items as _items
+for _item in _items.ITEMS:
+    async def _body(target, lab, _inner=_item.body):
+        try:
+            return await _inner(target, lab)
+        except _harness.Fail:
+            return "fine"
+    _item.body = _body
+''', "checks.items.ITEMS[1].body was replaced"),
+    "sys.modules": ('''
+import sys, types, checks.harness as _harness
+_fake = types.ModuleType("checks.harness")
+_fake.__dict__.update(vars(_harness))
+_fake.Fail = type("Fail", (Exception,), {})
+sys.modules["checks.harness"] = _fake
+''', "sys.modules['checks.harness'] was replaced"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_a_judge_changed_in_memory_counts_no_pass_and_is_named(variant: Variant, name: str) -> None:
+    code, named = FORGERIES[name]
+    status, report, _ = checks(forged(variant, code))
+    assert status == 2 and report["passed"] == 0, statuses(report)
+    assert any(named in p for p in report["problems"]), report["problems"]
+    assert all("tampered with the judging" in i["message"] for i in report["items"])
+
+
+# The reference solution's modules read from disk and put in place of the
+# learner's; with the import refused, the submission carries on with its own.
+WITH_THE_SOLUTION = '''
+import importlib, sys
+from checks.target import ROOT
+sys.path.insert(0, str(ROOT))
+try:
+    for _name in ("errors", "config", "stdio_client", "discovery", "naming", "translate", "aggregator"):
+        sys.modules[__name__ + "." + _name] = importlib.import_module("solution." + _name)
+except Exception:
+    pass
+'''
+
+
+def test_the_reference_solution_read_in_place_of_the_learners_code_is_refused_and_said(variant: Variant) -> None:
+    status, report, _ = checks(forged(variant, WITH_THE_SOLUTION))
+    assert status == 2 and report["passed"] == 0
+    assert any("read the reference solution (solution/__init__.py)" in p for p in report["problems"])
+
+
+def test_the_reference_solution_copied_by_a_command_is_refused_and_said(variant: Variant) -> None:
+    code = ("import subprocess\nfrom checks.target import ROOT\n"
+            "try:\n    subprocess.run(['cat', str(ROOT / 'solution' / 'discovery.py')], capture_output=True)\n"
+            "except PermissionError:\n    pass")
+    status, report, _ = checks(forged(variant, code), "1")
+    assert status == 2 and report["passed"] == 0
+    assert any("started a command naming the reference solution" in p for p in report["problems"])
+
+
+# Inside item 3, the journal the judge reads rewritten to show every page asked for.
+REWRITTEN_JOURNAL = '''
+    import glob, json, os, time
+    for path in glob.glob(os.path.join(os.environ["MCP_LAB_RUN_DIR"], "mcp-lab-3-*", "notes-0.jsonl")):
+        try:
+            with open(path, "w") as journal:
+                journal.write(json.dumps({"t": time.time(), "kind": "start", "pid": os.getpid()}) + "\\n")
+        except PermissionError:
+            pass
+'''
+
+
+def test_a_journal_rewritten_by_the_code_under_test_is_refused_and_said(variant: Variant) -> None:
+    directory = variant("starter", edits={"discovery.py": ('    page = await server.request("tools/list", {})\n',
+                                                           REWRITTEN_JOURNAL.lstrip("\n")
+                                                           + '    page = await server.request("tools/list", {})\n')})
+    status, report, _ = checks(directory, "3")
+    assert status == 2 and report["passed"] == 0
+    assert any("wrote to a server's journal (notes-0.jsonl)" in p for p in report["problems"]), report["problems"]
+
+
+def said(number: int, status: str = "pass") -> Dict[str, Any]:
+    return {"event": "verdict", "hung": False, "verdict": {"number": number, "id": "x", "title": "x", "status": status,
+                                                           "duration": 0.1, "message": "fine", "where": None}}
+
+
+def ran(number: int) -> List[Dict[str, Any]]:
+    return [{"event": "begin", "number": number}, {"event": "end", "number": number}]
+
+
+def test_the_runner_takes_one_verdict_per_item_asked_for_and_only_after_it_ran() -> None:
+    from checks.isolation import Account
+    account = Account([1, 2, 3])
+    for event in [said(1), *ran(2), said(2), said(2), said(7), *ran(3), said(3)]:
+        account.apply(event)
+    found = {v.number: (v.status, v.message) for v in account.outcome.verdicts}
+    assert found == {1: ("error", "not counted: it came before the item had run"),
+                     2: ("error", "not counted: the runner was sent two verdicts for this item"),
+                     3: ("pass", "fine")}
+    assert len(account.outcome.problems) == 3
+
+
+def test_once_the_worker_finds_the_judge_changed_no_pass_of_the_run_counts() -> None:
+    from checks.isolation import Account
+    account = Account([1, 2, 3])
+    for event in [*ran(1), said(1), *ran(2), said(2, "fail"),
+                  {"event": "tampered", "found": ["checks.harness.judge was replaced"]}, *ran(3), said(3)]:
+        account.apply(event)
+    assert [v.status for v in account.outcome.verdicts] == ["error", "fail", "error"]
+    assert account.outcome.problems == ["the code under test tampered with the judging: checks.harness.judge was replaced"]

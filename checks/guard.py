@@ -45,6 +45,9 @@ RELIED_ON = {"os": ("write", "read", "_exit", "kill", "waitpid", "pipe", "fork",
              "traceback": ("extract_tb", "format_exception_only"), "dataclasses": ("asdict", "dataclass"),
              "builtins": ("isinstance", "issubclass", "open", "getattr", "setattr", "type", "str", "int", "float",
                           "dict", "list", "len", "any", "all", "sorted", "print", "BaseException", "Exception")}
+WATCHED = frozenset({"open", "os.rename", "os.remove", "os.truncate", "os.chmod", "os.symlink", "os.link",
+                     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "socket.connect",
+                     "object.__setattr__"})
 SHOWN = 5  # changes named in a verdict's message; the runner is told all of them
 
 
@@ -65,7 +68,8 @@ class Guard:
         """Everything the code under test did to the judge so far (empty: nothing);
         `target`: the package's importable name and directory, once it is loaded."""
         now = fingerprint(self.kept)
-        found = [f"{name} was replaced" for name in outermost([n for n, mark in self.marks.items() if now.get(n) != mark])]
+        changed = [name for name, mark in self.marks.items() if name not in now or now[name] is not mark]
+        found = [f"{name} was replaced" for name in outermost(changed)]
         found += [f"a module of the reference solution was loaded: {m}" for m in foreign(Path(SOLUTION))
                   if not self.solution_is_target]
         if target is not None:
@@ -74,7 +78,7 @@ class Guard:
         return found + list(self.noted)
 
     def _audit(self, event: str, args: Tuple[Any, ...]) -> None:
-        if getattr(self._inside, "busy", False):
+        if event not in WATCHED or getattr(self._inside, "busy", False):  # first: it runs on every audited event
             return
         self._inside.busy = True
         try:
@@ -155,66 +159,92 @@ def under(place: str, *roots: str) -> bool:
     return any(place == root or place.startswith(root + os.sep) for root in roots)
 
 
+_FILES: Dict[str, str] = {}  # a module's __file__ -> that file resolved: each resolved once
+
+
+def file_of(module: Any) -> str:
+    """Where `module` was loaded from, links resolved ("" when it has no file)."""
+    file = getattr(module, "__file__", None)
+    if not isinstance(file, str):
+        return ""
+    if file not in _FILES:
+        _FILES[file] = os.path.realpath(file)
+    return _FILES[file]
+
+
 def judge_modules() -> List[str]:
     """The judge's modules loaded here: checks/ but its maintainers' dev/ and tests/."""
-    found = []
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None) or ""
-        if name.startswith("checks") and under(os.path.realpath(file), CHECKS) \
-                and not under(os.path.realpath(file), os.path.join(CHECKS, "dev"), os.path.join(CHECKS, "tests")):
-            found.append(name)
-    return found
+    return [name for name, module in list(sys.modules.items()) if name.startswith("checks")
+            and under(file_of(module), CHECKS)
+            and not under(file_of(module), os.path.join(CHECKS, "dev"), os.path.join(CHECKS, "tests"))]
 
 
-def fingerprint(kept: Iterable[Any] = ()) -> Dict[str, int]:
-    """The identity of everything the judge's behaviour rests on, by name."""
-    marks: Dict[str, int] = {}
-    looked: Set[int] = set()
+def fingerprint(kept: Iterable[Any] = ()) -> Dict[str, object]:
+    """Everything the judge's behaviour rests on, by name: the objects themselves,
+    compared by identity (`is`; held, so none is freed and its id reused; and not
+    by id(), which is an audited call)."""
+    marks: Dict[str, object] = {}
+    looked: Set[object] = set()  # classes and functions, hashed by identity
+    tables: List[object] = []  # lists and tuples, which are not hashable: few, compared with `is`
     for name in judge_modules():
         module = sys.modules[name]
-        marks[f"sys.modules[{name!r}]"] = id(module)
+        marks[f"sys.modules[{name!r}]"] = module
         for attr, value in list(vars(module).items()):
-            marks[f"{name}.{attr}"] = id(value)
-            if id(value) not in looked:  # looked into once, under the first name it has
-                looked.add(id(value))
+            marks[f"{name}.{attr}"] = value
+            if first_sight(value, looked, tables):  # looked into once, under the first name it has
                 marks.update(inner(f"{name}.{attr}", value))
     for name, attrs in RELIED_ON.items():
         relied = sys.modules.get(name)
-        marks[f"sys.modules[{name!r}]"] = id(relied)
+        marks[f"sys.modules[{name!r}]"] = relied
         for attr in attrs:
-            marks[f"{name}.{attr}"] = id(getattr(relied, attr, None))
+            marks[f"{name}.{attr}"] = getattr(relied, attr, None)
     for obj in kept:
-        marks.update({f"the worker's {type(obj).__name__}.{k}": id(v) for k, v in vars(obj).items()})
+        marks.update({f"the worker's {type(obj).__name__}.{k}": v for k, v in vars(obj).items()})
     return marks
+
+
+def first_sight(value: Any, looked: Set[object], tables: List[object]) -> bool:
+    """Whether `value` is worth looking into and has not been looked into yet."""
+    if isinstance(value, (list, tuple)):
+        if any(value is table for table in tables):
+            return False
+        tables.append(value)
+        return True
+    if isinstance(value, (type, types.FunctionType)):
+        if value in looked:
+            return False
+        looked.add(value)
+        return True
+    return False
 
 
 def ours(value: Any) -> bool:
     return str(getattr(value, "__module__", "") or "").startswith("checks")
 
 
-def inner(name: str, value: Any) -> Dict[str, int]:
+def inner(name: str, value: Any) -> Dict[str, object]:
     """The parts of one of the judge's values that could be changed in place."""
     if isinstance(value, types.FunctionType) and ours(value):
         return function_marks(name, value)
     if isinstance(value, type) and ours(value):
-        marks: Dict[str, int] = {}
+        marks: Dict[str, object] = {}
         for attr, member in list(vars(value).items()):
-            marks[f"{name}.{attr}"] = id(member)
+            marks[f"{name}.{attr}"] = member
             if isinstance(member, types.FunctionType):
                 marks.update(function_marks(f"{name}.{attr}", member))
         return marks
     if isinstance(value, (list, tuple)):
-        return {f"{name}[{at}].{attr}": id(v) for at, element in enumerate(value) if ours(type(element))
+        return {f"{name}[{at}].{attr}": v for at, element in enumerate(value) if ours(type(element))
                 and hasattr(element, "__dict__") for attr, v in vars(element).items()}
     return {}
 
 
-def function_marks(name: str, function: types.FunctionType) -> Dict[str, int]:
-    marks = {f"{name}.__code__": id(function.__code__), f"{name}.__defaults__": id(function.__defaults__),
-             f"{name}.__kwdefaults__": id(function.__kwdefaults__)}
+def function_marks(name: str, function: types.FunctionType) -> Dict[str, object]:
+    marks: Dict[str, object] = {f"{name}.__code__": function.__code__, f"{name}.__defaults__": function.__defaults__,
+                                f"{name}.__kwdefaults__": function.__kwdefaults__}
     for at, cell in enumerate(function.__closure__ or ()):
         try:
-            marks[f"{name}.<closure {at}>"] = id(cell.cell_contents)
+            marks[f"{name}.<closure {at}>"] = cell.cell_contents
         except ValueError:  # a cell not yet filled
             pass
     return marks
@@ -223,8 +253,7 @@ def function_marks(name: str, function: types.FunctionType) -> Dict[str, int]:
 def foreign(directory: Path) -> List[str]:
     """Modules loaded here from files under `directory`."""
     root = str(directory)
-    return sorted(name for name, module in list(sys.modules.items())
-                  if under(os.path.realpath(getattr(module, "__file__", None) or os.devnull), root))
+    return sorted(name for name, module in list(sys.modules.items()) if under(file_of(module), root))
 
 
 def strays(package: str, directory: Path) -> List[Tuple[str, str]]:
@@ -232,8 +261,6 @@ def strays(package: str, directory: Path) -> List[Tuple[str, str]]:
     home = os.path.realpath(directory)
     found = []
     for name, module in list(sys.modules.items()):
-        if name == package or name.startswith(package + "."):
-            file = getattr(module, "__file__", None)
-            if not file or not under(os.path.realpath(file), home):
-                found.append((name, str(file)))
+        if (name == package or name.startswith(package + ".")) and not under(file_of(module), home):
+            found.append((name, str(getattr(module, "__file__", None))))
     return found

@@ -47,7 +47,7 @@ RELIED_ON = {"os": ("write", "read", "_exit", "kill", "waitpid", "pipe", "fork",
                           "dict", "list", "len", "any", "all", "sorted", "print", "BaseException", "Exception")}
 WATCHED = frozenset({"open", "os.rename", "os.remove", "os.truncate", "os.chmod", "os.symlink", "os.link",
                      "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "socket.connect",
-                     "object.__setattr__"})
+                     "object.__setattr__", "os.listdir", "os.scandir"})
 SHOWN = 5  # changes named in a verdict's message; the runner is told all of them
 
 
@@ -100,6 +100,9 @@ class Guard:
                          if p and self._journal(p)), None)
         if event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn"):
             return self._started(args)
+        if event in ("os.listdir", "os.scandir") and not self.solution_is_target and args and \
+                under(real(args[0] if args[0] is not None else ".") or "", SOLUTION):
+            return f"listed the reference solution ({os.path.relpath(real(args[0]) or '', ROOT)})"
         if event == "socket.connect" and self.evidence and len(args) > 1 and args[1] == self.evidence:
             return "connected to where the servers send the runner their accounts"
         if event == "object.__setattr__" and len(args) > 1 and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
@@ -132,7 +135,8 @@ class Guard:
         if self.solution_is_target:
             return None
         words = [w for a in args for w in (a if isinstance(a, (list, tuple)) else [a]) if isinstance(w, (str, bytes))]
-        named = [w for w in (os.fsdecode(w) for w in words) if SOLUTION in w or "solution/" in w]
+        tokens = [token for w in words for token in os.fsdecode(w).split()]  # a shell's command line too
+        named = [token for token in tokens if under(real(token) or "", SOLUTION)]
         return f"started a command naming the reference solution ({named[0][:120]})" if named else None
 
 

@@ -214,13 +214,20 @@ def test_the_reference_solution_read_in_place_of_the_learners_code_is_refused_an
     assert any("read the reference solution (solution/__init__.py)" in p for p in report["problems"])
 
 
-def test_the_reference_solution_copied_by_a_command_is_refused_and_said(variant: Variant) -> None:
-    code = ("import subprocess\nfrom checks.target import ROOT\n"
-            "try:\n    subprocess.run(['cat', str(ROOT / 'solution' / 'discovery.py')], capture_output=True)\n"
-            "except PermissionError:\n    pass")
-    status, report, _ = checks(forged(variant, code), "1")
+COPIES = {"a command": ("import subprocess\nsubprocess.run('cd ' + str(ROOT) + ' && cat solution/discovery.py', "
+                        "shell=True, capture_output=True)", "started a command naming the reference solution"),
+          "a copy of the folder": ("import shutil, tempfile\nshutil.copytree(ROOT / 'solution', tempfile.mkdtemp() + "
+                                   "'/s')", "listed the reference solution (solution)")}
+
+
+@pytest.mark.parametrize("way", sorted(COPIES))
+def test_the_reference_solution_copied_another_way_is_refused_and_said(variant: Variant, way: str) -> None:
+    code, named = COPIES[way]
+    body = "".join(f"    {line}\n" for line in code.splitlines())
+    status, report, _ = checks(forged(variant, f"from checks.target import ROOT\ntry:\n{body}except OSError:\n    pass"),
+                               "1")
     assert status == 2 and report["passed"] == 0
-    assert any("started a command naming the reference solution" in p for p in report["problems"])
+    assert any(named in p for p in report["problems"]), report["problems"]
 
 
 # Inside item 3, the journal the judge reads rewritten to show every page asked for.

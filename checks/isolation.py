@@ -3,13 +3,19 @@ only the runner decides what the report says and how the run ends.
 
 `run_isolated` starts `checks.worker` in a session of its own, reads its
 events from a private pipe, and watches it with a deadline that moves with
-every sign of progress (an item begun or judged), so a slow machine is never
-mistaken for a hung worker, while a worker that stops making progress is
-ended. Whatever way the worker ends (it finishes, exits early with any
-status, crashes, hangs, leaves threads or processes behind), the outcome
-says so in `problems`; every process the run left is killed and named.
-"""
+every sign of progress (any byte from the worker or from a server), so a slow
+machine is never mistaken for a hung worker, while a worker that stops making
+progress is ended, and no run outlasts the time its items could take.
+Whatever way the worker ends (it finishes, exits early with any status,
+crashes, hangs, leaves threads or processes behind), the outcome says so in
+`problems`; every process the run left is killed and named.
 
+The worker's events are taken by type (`Account`), and a verdict counts only
+as an honest worker sends one: once per item, after it ran, and a pass only
+when the servers' own accounts, which they send the runner directly
+(`checks.accounts`), show what it rests on (`proven`). The wire and trace
+shown are drawn from those accounts too, never from the worker.
+"""
 from __future__ import annotations
 
 import json

@@ -6,9 +6,12 @@
 Started by the runner (`checks.isolation`) in a session of its own. It loads
 the target, judges the items and tells the runner what happened as JSON
 lines on file descriptor `fd`: `start` (model, path, what the import
-printed), `begin`, `end` and `verdict` per item, `done` (threads still running), or
-`load-error` / `crash`; and `print` for what the code under test printed,
-labelled with its item (`checks.capture`). The worker's own stdout is never
+printed), `begin`, `end` and `verdict` per item (without its wire: the runner
+has the servers' own accounts), `done` (threads still running), or
+`load-error` / `crash`; `tampered` for what the judge's guard found the code
+under test doing to it (`checks.guard`, armed before the import); and `print`
+for what the code under test printed, labelled with its item
+(`checks.capture`). The worker's own stdout is never
 read as a report. The worker always ends with `os._exit`,
 so no thread the code started can keep it alive; whatever the code left
 running is the runner's to find and end.

@@ -115,10 +115,18 @@ os.write(fd, b'"}\\n')
 
 
 def test_bytes_arriving_count_as_progress(variant: Variant) -> None:
-    directory = variant("solution", edits={"__init__.py": ('"""\n', '"""\n' + DRIBBLE, )})
+    directory = variant("solution", edits={"__init__.py": ('"""\n', '"""\n' + DRIBBLE)})
     result = run_isolated_with(directory, {"grace": 0.0, "slack": 0.5}, limit=0.5)  # patience: 1 s
     assert not [p for p in result["problems"] if "no progress" in p], result["problems"]
     assert len(result["verdicts"]) == 1
+
+
+def test_a_worker_that_never_stops_sending_is_stopped_all_the_same(variant: Variant) -> None:
+    endless = DRIBBLE.replace("for _ in range(75):", "while True:")
+    directory = variant("solution", edits={"__init__.py": ('"""\n', '"""\n' + endless)})
+    result = run_isolated_with(directory, {"grace": 0.0, "slack": 0.5}, limit=0.5)  # at most 2.5 s in all
+    assert [p for p in result["problems"] if "went on for longer than its items could take" in p]
+    assert result["verdicts"] == []
 
 
 ONE_PAGE = '    page = await server.request("tools/list", {})\n    tools.extend(page_tools(page))\n'

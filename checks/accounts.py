@@ -57,9 +57,23 @@ class HeldJournal(Journal):
     def __init__(self, alias: str, account: Account) -> None:
         super().__init__(alias, account.journal or Path())
         self.account = account
+        self._replies: Dict[str, List[Entry]] = {}
+        self._indexed = -1  # how many entries the index of replies covers
 
     def each(self) -> Iterator[Entry]:
         return iter(list(self.account.entries))
+
+    def reply_to(self, request: Entry) -> Optional[Entry]:
+        """As Journal.reply_to, from an index of the replies by id: a proof asks
+        for the reply of every request, and an account can hold tens of thousands."""
+        if self._indexed != len(self.account.entries):
+            self._replies = {}
+            for entry in self.account.entries:
+                if entry.kind == "out":
+                    self._replies.setdefault(json.dumps(entry.msg.get("id")), []).append(entry)
+            self._indexed = len(self.account.entries)
+        found = self._replies.get(json.dumps(request.msg.get("id")), [])
+        return next((e for e in found if e.t >= request.t), None)
 
 
 class Accounts:

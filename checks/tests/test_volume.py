@@ -12,9 +12,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
 
-from checks.fixtures import Journal
+from checks.fixtures import Entry, Journal
 from checks.isolation import EVENT_CAP
 from checks.lines import Lines
 from checks.page import page
@@ -144,3 +144,23 @@ def test_an_endless_tools_list_loop_is_a_fail_at_its_limit_with_a_page(
     assert done.returncode == 1 and result["problems"] == []
     assert result["items"][0]["status"] == "fail" and "did not finish in 1 s" in result["items"][0]["message"]
     assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+class Counted(List[Entry]):
+    """A list that counts how often it is read through."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[Entry]:
+        Counted.reads += 1
+        return super().__iter__()
+
+
+def test_a_proof_reads_a_long_account_a_bounded_number_of_times(tmp_path: Path) -> None:
+    from checks.accounts import Account, HeldJournal
+    from checks.items.proofs import Told
+    entries = Counted(busy_journal(tmp_path / "notes.jsonl", 5_000).entries())
+    told = Told([HeldJournal("notes", Account(None, None, tmp_path / "notes.jsonl", entries))])
+    Counted.reads = 0
+    assert len(told.answered("notes", "tools/list")) == 5_000
+    assert Counted.reads < 10  # once to list the requests and once for the index of replies: not once per request

@@ -48,6 +48,7 @@ RELIED_ON = {"os": ("write", "read", "_exit", "kill", "waitpid", "pipe", "fork",
 WATCHED = frozenset({"open", "os.rename", "os.remove", "os.truncate", "os.chmod", "os.symlink", "os.link",
                      "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "socket.connect",
                      "object.__setattr__", "os.listdir", "os.scandir"})
+FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")  # what swaps a function's behaviour in place
 SHOWN = 5  # changes named in a verdict's message; the runner is told all of them
 
 
@@ -105,7 +106,7 @@ class Guard:
             return f"listed the reference solution ({os.path.relpath(real(args[0]) or '', ROOT)})"
         if event == "socket.connect" and self.evidence and len(args) > 1 and args[1] == self.evidence:
             return "connected to where the servers send the runner their accounts"
-        if event == "object.__setattr__" and len(args) > 1 and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
+        if event == "object.__setattr__" and len(args) > 1 and args[1] in FUNCTION_PARTS:
             owner = getattr(args[0], "__module__", None) or ""
             if isinstance(args[0], types.FunctionType) and owner.startswith("checks"):
                 return f"swapped {args[1]} of the judge's {owner}.{args[0].__qualname__}"

@@ -224,8 +224,8 @@ COPIES = {"a command": ("import subprocess\nsubprocess.run('cd ' + str(ROOT) + '
 def test_the_reference_solution_copied_another_way_is_refused_and_said(variant: Variant, way: str) -> None:
     code, named = COPIES[way]
     body = "".join(f"    {line}\n" for line in code.splitlines())
-    status, report, _ = checks(forged(variant, f"from checks.target import ROOT\ntry:\n{body}except OSError:\n    pass"),
-                               "1")
+    code = f"from checks.target import ROOT\ntry:\n{body}except OSError:\n    pass"
+    status, report, _ = checks(forged(variant, code), "1")
     assert status == 2 and report["passed"] == 0
     assert any(named in p for p in report["problems"]), report["problems"]
 
@@ -279,4 +279,5 @@ def test_once_the_worker_finds_the_judge_changed_no_pass_of_the_run_counts() -> 
                   {"event": "tampered", "found": ["checks.harness.judge was replaced"]}, *ran(3), said(3)]:
         account.apply(event)
     assert [v.status for v in account.outcome.verdicts] == ["error", "fail", "error"]
-    assert account.outcome.problems == ["the code under test tampered with the judging: checks.harness.judge was replaced"]
+    assert account.outcome.problems == \
+        ["the code under test tampered with the judging: checks.harness.judge was replaced"]

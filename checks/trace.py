@@ -76,7 +76,7 @@ def describe_reply(msg: Dict[str, Any]) -> str:
 FULL_TEXT = 20_000  # characters of one message kept for the page's "in full"
 WIRE_ROWS = 1_000  # rows one verdict carries: the first ones, and the last WIRE_TAIL (where it ended)
 WIRE_TAIL = 200
-WIRE_TEXT = 1_000_000  # characters of messages in full one verdict carries in all
+WIRE_TEXT = 250_000  # characters of messages in full one verdict carries in all: a page is read, not searched
 LABEL_TEXT = 200  # characters of a row's label: the page draws 70, the trace 110
 KINDS = frozenset({"request", "notification", "not-json", "reply", "error", "iserror", "server-request",
                    "server-notification", "dropped", "exit", "omitted"})

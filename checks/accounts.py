@@ -24,6 +24,7 @@ import selectors
 import socket
 import struct
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
@@ -33,6 +34,7 @@ from checks.lines import Lines
 
 ACCOUNT_CAP = 64 * 1024 * 1024  # bytes kept of one server's account; an honest item sends well under 1 MB
 LINE_CAP = 16 * 1024 * 1024
+SOCKET_PATH = 100  # bytes a Unix socket's path may take, with room to spare (108 on Linux, 104 on macOS)
 ITEM_DIRECTORY = re.compile(r"^mcp-lab-(\d+)-")  # checks.fixtures.Lab names each item's directory so
 FIXTURES = {"notes.py", "tickets.py", "misbehave.py"}  # the scripts checks.fixtures.Lab starts
 LOADER_VARIABLES = ("LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH")  # what could put other code in a server
@@ -82,6 +84,10 @@ class Accounts:
     def __init__(self, run_dir: str) -> None:
         self.run_dir = Path(run_dir).resolve()
         self.path = str(self.run_dir / "evidence.sock")
+        self._own_dir: Optional[str] = None
+        if len(os.fsencode(self.path)) > SOCKET_PATH:  # a long TMPDIR: a directory of its own in /tmp
+            self._own_dir = tempfile.mkdtemp(prefix="mcp-lab-", dir="/tmp" if os.path.isdir("/tmp") else None)
+            self.path = os.path.join(self._own_dir, "evidence.sock")
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)
         self.listener.listen(128)
@@ -141,6 +147,8 @@ class Accounts:
         self.listener.close()
         try:
             os.unlink(self.path)
+            if self._own_dir is not None:
+                os.rmdir(self._own_dir)
         except OSError:
             pass
 

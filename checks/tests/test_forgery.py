@@ -281,3 +281,14 @@ def test_once_the_worker_finds_the_judge_changed_no_pass_of_the_run_counts() -> 
     assert [v.status for v in account.outcome.verdicts] == ["error", "fail", "error"]
     assert account.outcome.problems == \
         ["the code under test tampered with the judging: checks.harness.judge was replaced"]
+
+
+def test_the_servers_reach_the_runner_from_a_temporary_directory_too_long_for_a_socket(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    from checks.target import ROOT
+    deep = tmp_path / ("d" * 120)
+    deep.mkdir()
+    done = subprocess.run([sys.executable, "-m", "checks", "--target", "solution", "1", "--json"], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1", "TMPDIR": str(deep)})
+    assert done.returncode == 0, done.stdout[-600:] + done.stderr[-600:]

@@ -28,6 +28,7 @@ from checks import reaper
 from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
+from checks.hybrid import prepare, region_of
 from checks.isolation import Outcome, run_isolated
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
@@ -128,8 +129,12 @@ def run(options: argparse.Namespace) -> int:
             shown.append(verdict.number)
             waiting["since"] = time.perf_counter()
 
-    request = {"target": options.target, "items": [i.number for i in items], "limit": options.limit}
+    request: Dict[str, Any] = {"target": options.target, "items": [i.number for i in items], "limit": options.limit}
     with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
+        # Each region judged on its own code: the copies are made here, where reading the
+        # reference is allowed, and handed to the worker (checks.hybrid).
+        request["regions"] = prepare(target_directory(options.target), {region_of(i) for i in items},
+                                     Path(lab_dir) / "regions")
         outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
     if live:
         sys.stdout.write("\r" + " " * WIDTH + "\r")

@@ -276,14 +276,15 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
 def run_items(items: List[Item], target: Target,
               on_verdict: Optional[Callable[[Verdict], None]] = None,
               limit: float = ITEM_LIMIT, on_tick: Optional[Tick] = None,
-              parallel: int = PARALLEL, on_phase: Optional[Phase] = None, with_wire: bool = True) -> List[Verdict]:
+              parallel: int = PARALLEL, on_phase: Optional[Phase] = None, with_wire: bool = True,
+              hybrids: Optional[Hybrids] = None) -> List[Verdict]:
     """Judge the items, up to `parallel` at a time (each has its own servers, so
     they cannot disturb each other), and report verdicts in number order as
     soon as each next one is ready."""
     verdicts: List[Verdict] = []
     # Each item sees its own region and the reference's others; the copy is made on
     # the item's own thread, so making one overlaps the waiting of items already running.
-    hybrids = Hybrids(target)
+    hybrids = hybrids or Hybrids(target)
 
     def judged(item: Item) -> Verdict:
         return run_item(item, hybrids.for_item(item), limit, None, on_phase, with_wire)

@@ -22,7 +22,7 @@ import tempfile
 import threading
 from bisect import bisect_right
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from checks.exercises import EXTENSION, REGION, EXTENSIONS
 from checks.target import ROOT, Target, TargetError, load_target
@@ -81,14 +81,63 @@ def learner_line(shifts: List[Shift], line: int) -> int:
     return theirs if line < after else line + delta
 
 
-class Hybrids:
-    """The package each region's items run against, made once per run."""
+# What the runner hands the worker for one region: the copy's directory, and per
+# file how its lines map back to the learner's ({} when the copy is the package itself).
+Prepared = Dict[str, object]
 
-    def __init__(self, target: Target) -> None:
+
+def copy_for(directory: Path, region: str, into: Path) -> Optional[Prepared]:
+    """Write the copy of `directory` that region `region` is judged in, under
+    `into`; None when it would equal the package (every other region is
+    already the reference's: the solution itself). Reads the reference, so it
+    runs in the runner, never where the code under test runs (the worker's
+    guard refuses the reference there)."""
+    reference = ROOT / "solution"
+    files: Dict[str, Tuple[str, List[Shift]]] = {}
+    changed = False
+    for path in sorted(directory.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        other = reference / path.name
+        if not other.is_file():
+            files[path.name] = (text, [])
+            continue
+        made, shifts = swapped(text, other.read_text(encoding="utf-8"), region)
+        files[path.name] = (made, shifts)
+        changed = changed or made != text
+    if not changed:
+        return None
+    copy = into / (f"region-{region}" if region else "outside")
+    # __pycache__ comes along: a file left as the learner wrote it keeps its size
+    # and time, so its compiled code is used as it is (compiling is most of the
+    # cost of a copy); a file with a swapped region no longer matches and is compiled.
+    shutil.copytree(directory, copy, ignore=shutil.ignore_patterns("tests"))
+    for name, (text, _) in files.items():
+        (copy / name).write_text(text, encoding="utf-8")
+    return {"dir": str(copy), "lines": {name: shifts for name, (_, shifts) in files.items() if shifts}}
+
+
+def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:
+    """The copies a run needs, one per region its items own (the runner's side)."""
+    made: Dict[str, Optional[Prepared]] = {}
+    for region in sorted(set(regions)):
+        try:
+            made[region] = copy_for(directory, region, into)
+        except (OSError, UnicodeDecodeError):
+            made[region] = None  # unreadable: the worker judges the package as it is, and says why it cannot load
+    return made
+
+
+class Hybrids:
+    """The package each region's items run against, loaded once per run: from
+    the copies the runner prepared, or made here when there is no runner (the
+    tests call the items directly)."""
+
+    def __init__(self, target: Target, prepared: Optional[Dict[str, Optional[Prepared]]] = None) -> None:
         self.target = target
+        self.prepared = prepared
         self._made: Dict[str, Target] = {}
         self._scratch: Optional[tempfile.TemporaryDirectory[str]] = None
-        self._lock = threading.Lock()  # items start on several threads; each copy is made once
+        self._lock = threading.Lock()  # items start on several threads; each copy is loaded once
 
     def for_item(self, item: object) -> Target:
         return self.for_region(region_of(item))
@@ -96,41 +145,29 @@ class Hybrids:
     def for_region(self, region: str) -> Target:
         with self._lock:
             if region not in self._made:
-                self._made[region] = self._make(region)
+                self._made[region] = self._load(region)
             return self._made[region]
 
-    def _make(self, region: str) -> Target:
-        reference = ROOT / "solution"
-        files: Dict[str, Tuple[str, List[Shift]]] = {}
-        changed = False
-        for path in sorted(self.target.directory.glob("*.py")):
-            text = path.read_text(encoding="utf-8")
-            other = reference / path.name
-            if not other.is_file():
-                files[path.name] = (text, [])
-                continue
-            made, shifts = swapped(text, other.read_text(encoding="utf-8"), region)
-            files[path.name] = (made, shifts)
-            changed = changed or made != text
-        if not changed:
-            return self.target  # every other region already the reference's (the solution itself)
-        if self._scratch is None:
-            self._scratch = tempfile.TemporaryDirectory(prefix="mcp-lab-regions-")
-        directory = Path(self._scratch.name) / (f"region-{region}" if region else "outside")
-        # __pycache__ comes along: a file left as the learner wrote it keeps its size
-        # and time, so its compiled code is used as it is (compiling is most of the
-        # cost of a copy); a file with a swapped region no longer matches and is compiled.
-        shutil.copytree(self.target.directory, directory, ignore=shutil.ignore_patterns("tests"))
-        for name, (text, _) in files.items():
-            (directory / name).write_text(text, encoding="utf-8")
+    def _load(self, region: str) -> Target:
+        if self.prepared is not None:
+            copy = self.prepared.get(region)
+        else:
+            if self._scratch is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="mcp-lab-regions-")
+            copy = copy_for(self.target.directory, region, Path(self._scratch.name))
+        if copy is None:
+            return self.target
         try:
-            hybrid = load_target(str(directory))
+            hybrid = load_target(str(copy["dir"]))
         except TargetError:
             # The reference's bodies do not fit the learner's code around them (a
             # name they use was changed): judge the learner's package as it is.
             return self.target
         hybrid.shown = self.target.shown or self.target.directory
-        hybrid.lines = {name: shifts for name, (_, shifts) in files.items() if shifts}
+        lines = copy["lines"]
+        assert isinstance(lines, dict)
+        hybrid.lines = {str(name): [(int(a), int(b), int(c), int(d)) for a, b, c, d in shifts]
+                        for name, shifts in lines.items()}
         return hybrid
 
     def close(self) -> None:

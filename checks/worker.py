@@ -58,6 +58,7 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
     # import time may reach the real stdout.
     from checks.guard import SHOWN, Guard
     from checks.harness import Item, Verdict, run_items
+    from checks.hybrid import Hybrids
     from checks.items import EXTENSION_ITEMS, ITEMS
     from checks.target import TargetError, load_target, target_directory
 
@@ -103,8 +104,12 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
                         f"with the judging: {'; '.join(found[:SHOWN])}{more}", hung=v.hung)
         send("verdict", verdict=to_json(v), hung=v.hung)
 
+    # The copies each region is judged in were made by the runner: the reference they
+    # hold the other regions' bodies from is refused here.
+    hybrids = Hybrids(target, dict(request.get("regions") or {}))
     verdicts = run_items(items, target, on_verdict=verdict, limit=float(request["limit"]),
-                         on_phase=lambda item, phase: send(phase, number=item.number), with_wire=False)
+                         on_phase=lambda item, phase: send(phase, number=item.number), with_wire=False,
+                         hybrids=hybrids)
     tell(target)
     send("done", threads=leftover_threads([v.number for v in verdicts if v.hung]))
 

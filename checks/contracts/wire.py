@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+import anyio
+
 from checks.contracts import Clause, Contract, Raised, Told
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
+BEYOND = 50  # requests past a script's last page before the scripted server gives up on the client
 
 
 # -- exercise 1: one reply, one waiting request ------------------------------------
@@ -80,7 +83,12 @@ class ScriptedPages:
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None) -> Dict[str, Any]:
+        # A turn of the event loop per request, as a real one takes: a client that
+        # pages without end is then stopped by its item's limit, not left holding the loop.
+        await anyio.sleep(0)
         self.sent.append(params)
+        if len(self.sent) > len(self.pages) + BEYOND:
+            raise RuntimeError(f"the client asked for {len(self.sent)} pages of a list of {len(self.pages)}")
         step = len(self.sent) - 1
         page = self.pages[step] if step < len(self.pages) else {"tools": [], "nextCursor": ABSENT}
         if page.get("fails"):

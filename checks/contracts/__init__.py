@@ -79,8 +79,8 @@ class Clause:
     inputs: Optional[Callable[[Any], Any]] = None  # hypothesis.strategies -> a strategy of inputs
     count: int = 150  # how many inputs the strategy contributes to the corpus
     raises: Tuple[str, ...] = ()  # exceptions the reference itself raises on some inputs (a test holds it)
-    # Clauses are judged in order and the first red one is reported; an earlier
-    # clause may rely on nothing a later one proves.
+    # A region's clauses are judged at once and the first red one in order is
+    # reported: list the plainest duty first, so its words are the ones a learner meets.
 
 
 @dataclass(frozen=True)
@@ -89,10 +89,8 @@ class Contract:
     subject: str  # the function the region is in
     clauses: Tuple[Clause, ...] = field(default_factory=tuple)
 
-    def clause(self, clause_id: str) -> Clause:
-        return next(c for c in self.clauses if c.id == clause_id)
 
-
+@lru_cache(maxsize=1)
 def contracts() -> Dict[str, Contract]:
     """Every region's contract, by region (imported here: the items import this module)."""
     from checks.contracts import changes, code, extensions, names, offline, remote, tasks, wire

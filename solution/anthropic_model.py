@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from .bill import flat_usage
 from .http_json import Endpoint, HttpSettings, post_json
 from .model import Json, Message, ModelTurn, ToolCall, block_text
 
@@ -63,7 +64,7 @@ def from_response(data: Json) -> ModelTurn:
             texts.append(str(block.get("text", "")))
         elif block.get("type") == "tool_use":
             calls.append(ToolCall(str(block.get("id")), str(block.get("name")), block.get("input") or {}))
-    usage = {k: int(v) for k, v in (data.get("usage") or {}).items() if isinstance(v, int)}
+    usage = flat_usage(data.get("usage"))  # nested counts too (cached tokens are nested)
     return ModelTurn("".join(texts), calls, usage)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from .bill import flat_usage
 from .http_json import Endpoint, HttpSettings, post_json
 from .model import Json, Message, ModelTurn, ToolCall, block_text
 
@@ -61,7 +62,7 @@ def from_response(data: Json) -> ModelTurn:
     calls = [ToolCall(str(c.get("id")), str(c.get("function", {}).get("name")),
                       parse_arguments(c.get("function", {}).get("arguments")))
              for c in message.get("tool_calls") or []]
-    usage = {k: int(v) for k, v in (data.get("usage") or {}).items() if isinstance(v, int)}
+    usage = flat_usage(data.get("usage"))  # nested counts too (cached tokens are nested)
     return ModelTurn(str(message.get("content") or ""), calls, usage)
 
 

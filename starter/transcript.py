@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, Sequence
 
 from .agent import AgentRun, Step
+from .bill import bill_of
 from .calling import NOT_SENT
 from .code_mode import RUN_SCRIPT, ScriptRun
 from .model import result_text
@@ -74,7 +75,13 @@ def print_run(run: AgentRun, note: str, scripts: Sequence[ScriptRun] = ()) -> No
     # The answer is the model's, which may echo a server's words: shown line by line, made safe.
     console.print("[bold]answer:[/bold] " + "\n".join(escape(shown(line)) for line in run.answer.splitlines()))
     if run.usage:
-        console.print("[dim]tokens: " + ", ".join(f"{k} {v}" for k, v in run.usage.items()) + "[/dim]")
+        console.print(f"[dim]tokens: {escape(usage_line(run.usage))}[/dim]")
+
+
+def usage_line(usage: Dict[str, int]) -> str:
+    """The run's tokens as billed (cache writes and reads apart), or as the API named them."""
+    bill = bill_of(usage)
+    return bill.line() if bill is not None else ", ".join(f"{k} {v}" for k, v in usage.items())
 
 
 def step_json(step: Step) -> Dict[str, Any]:
@@ -94,6 +101,9 @@ def run_json(run: AgentRun, note: str, scripts: Sequence[ScriptRun] = ()) -> Dic
     found: Dict[str, Any] = {"model": note, "question": run.question, "answer": run.answer,
                              "stopped_at_limit": run.stopped_at_limit, "model_turns": run.model_turns,
                              "usage": run.usage, "steps": [step_json(s) for s in run.steps]}
+    bill = bill_of(run.usage)
+    if bill is not None:
+        found["bill"] = bill.as_json()
     if scripts:
         found["scripts"] = [script_json(s) for s in scripts]
     return found

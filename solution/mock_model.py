@@ -36,7 +36,7 @@ class MockModel:
     api = "anthropic"  # it reads the same table shape as the Messages API
 
     async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:
-        last = messages[-1]
+        last = next(m for m in reversed(messages) if m.role != "note")  # news changes no plan of the mock's
         if last.role == "tool":
             call = next((c for m in reversed(messages) for c in m.tool_calls), None)
             retried = sum(1 for m in messages for c in m.tool_calls if call and c.name == call.name) > 1

@@ -29,7 +29,7 @@ class ModelTurn:
 
 @dataclass
 class Message:
-    role: str  # "user", "assistant" or "tool"
+    role: str  # "user", "assistant", "tool" or "note" (the client's own news for the model, mid-run)
     text: str = ""
     tool_calls: List[ToolCall] = field(default_factory=list)
     tool_call_id: Optional[str] = None

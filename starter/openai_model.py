@@ -40,7 +40,7 @@ def to_messages(system: str, messages: List[Message]) -> List[Json]:
                      "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
                     for c in message.tool_calls]
             wire.append(entry)
-        else:
+        else:  # the user's question, or the client's news (which says it is the client's)
             wire.append({"role": "user", "content": message.text})
     return wire
 

@@ -14,6 +14,7 @@ import pytest
 from solution.agent import run_agent
 from solution.aggregator import Aggregator
 from solution.anthropic_model import AnthropicModel, tool_result_content
+from solution.breaker import Breaker
 from solution.config import config_of
 from solution.errors import ModelApiError
 from solution.http_json import HttpSettings
@@ -68,8 +69,10 @@ async def test_anthropic_loop_end_to_end(fixture: Any) -> None:
     body = first[2]
     assert {t["name"] for t in body["tools"]} == {"mcp__notes__search", "mcp__notes__read_note",
                                                     "mcp__notes__add_note"}
-    assert all(set(t) == {"name", "description", "input_schema"} for t in body["tools"])
-    assert "untrusted" in body["system"] and body["messages"] == [{"role": "user", "content": "Read note n-9"}]
+    assert all(set(t) - {"cache_control"} == {"name", "description", "input_schema"} for t in body["tools"])
+    assert "untrusted" in body["system"][0]["text"]
+    assert body["messages"] == [{"role": "user", "content": [
+        {"type": "text", "text": "Read note n-9", "cache_control": {"type": "ephemeral"}}]}]
     assert [c["name"] for c in notes.calls()] == ["read_note"]  # the original name reached the server
     result = second[2]["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "tu1" and result["is_error"] is True
@@ -117,6 +120,31 @@ async def test_the_loop_stops_at_its_step_limit_with_a_real_api(fixture: Any) ->
             await tools.refresh()
             run = await run_agent("x", tools, anthropic(api.url), max_steps=2)
     assert run.stopped_at_limit and len(api.requests) == 2 and len(notes.calls()) == 2
+
+
+@pytest.mark.anyio
+async def test_a_server_lost_mid_run_is_news_after_the_breakpoints_not_a_new_system_prompt(fixture: Any) -> None:
+    notes, crashy = fixture("notes"), fixture("misbehave", "crashy", "--scenario", "die-mid-call")
+    with FakeApi([ok(tool_use("mcp__crashy__echo", {"text": "hi"})), ok(text("It is gone."))]) as api:
+        async with Aggregator(config_of([notes.spec, crashy.spec])) as tools:
+            tools.breaker = Breaker(threshold=1)  # the first lost connection pauses it
+            await tools.refresh()
+            await run_agent("echo hi", tools, anthropic(api.url))
+    first, second = api.bodies()
+    assert second["system"] == first["system"] and "offline" not in json.dumps(first["system"])
+    blocks = second["messages"][-1]["content"]
+    assert [b["type"] for b in blocks] == ["tool_result", "text"] and "cache_control" in blocks[1]
+    assert "'crashy' is offline" in blocks[1]["text"] and "untrusted" in blocks[1]["text"]
+
+
+def test_news_reaches_each_api_as_the_client_s_words_after_the_tool_results() -> None:
+    from solution import anthropic_model, openai_model
+    conversation = [Message("user", "q"), Message("assistant", tool_calls=[ToolCall("a", "x", {})]),
+                    Message("tool", tool_call_id="a", result={"content": []}), Message("note", "n is back")]
+    assert anthropic_model.to_messages(conversation)[-1]["content"][-1] == {"type": "text", "text": "n is back"}
+    assert openai_model.to_messages("s", conversation)[-1] == {"role": "user", "content": "n is back"}
+    assert anthropic_model.to_messages(conversation[:1] + conversation[3:])[-1] == \
+        {"role": "user", "content": [{"type": "text", "text": "n is back"}]}
 
 
 async def turn(model: Any) -> Any:
@@ -195,6 +223,31 @@ def test_content_blocks_map_to_what_each_api_accepts() -> None:
     assert [b.get("text") for b in blocks[2:]] == ["[resource link] a file:///a", "inside", "[audio content not shown]"]
     flat = tool_message_content(result)
     assert flat.startswith("[tool error] t\n[image content not shown]") and "inside" in flat
+
+
+def marks(body: Dict[str, Any]) -> List[str]:
+    """Where a Messages API request carries cache_control, in prompt order."""
+    found = [f"tool {t['name']}" for t in body["tools"] if "cache_control" in t]
+    found += ["system" for b in body["system"] if "cache_control" in b]
+    for number, message in enumerate(body["messages"]):
+        content = message["content"] if isinstance(message["content"], list) else []
+        found += [f"message {number} block {i}" for i, b in enumerate(content) if "cache_control" in b]
+    return found
+
+
+def test_the_prompt_is_marked_for_caching_after_the_table_the_system_and_the_conversation() -> None:
+    model = anthropic("http://127.0.0.1:9")
+    table = [{"name": n, "description": "", "input_schema": {"type": "object"}} for n in ("a", "b")]
+    calls = [ToolCall(f"t{i}", "a", {}) for i in range(12)]  # 24 blocks in one turn: past the API's look-back
+    conversation = [Message("user", "q"), Message("assistant", "x", [ToolCall("t", "a", {})]),
+                    Message("tool", tool_call_id="t", result={"content": []}), Message("assistant", "", calls),
+                    *[Message("tool", tool_call_id=c.id, result={"content": []}) for c in calls]]
+    assert marks(model.request_body("sys", table, conversation[:1])) == ["tool b", "system", "message 0 block 0"]
+    body = model.request_body("sys", table, conversation)
+    # The last block, and where the previous request ended: four marks, the API's limit.
+    assert marks(body) == ["tool b", "system", "message 2 block 0", "message 4 block 11"]
+    assert marks(model.request_body("", [], conversation[:1])) == ["message 0 block 0"]
+    assert body["messages"][0] == {"role": "user", "content": "q"}  # unmarked, as the previous request sent it
 
 
 def test_consecutive_tool_results_share_one_user_message() -> None:

@@ -92,6 +92,23 @@ def system_prompt(tools: ToolProvider) -> str:
     return redacted("\n".join(lines))
 
 
+def tool_name(tool: Json) -> str:
+    """A tool's name in either API's shape (Anthropic's `name`, OpenAI's `function.name`)."""
+    return str(tool.get("name") or (tool.get("function") or {}).get("name", ""))
+
+
+def stable_order(sent: List[str], table: List[Json]) -> List[Json]:
+    """The table in the order the model has seen it: the tools already sent keep
+    their places, new ones follow them (in the table's own order). The provider
+    caches the prompt's prefix, so a tool added mid-run costs only itself; a
+    removed or changed one costs what comes after it. Which server owns a name is
+    still the config order's decision: this only orders what the model is shown."""
+    by_name = {tool_name(tool): tool for tool in table}
+    seen = set(sent)
+    return [by_name[name] for name in sent if name in by_name] + \
+        [tool for tool in table if tool_name(tool) not in seen]
+
+
 def news(told: Dict[str, str], offline: Dict[str, str]) -> str:
     """What the model has not been told about offline servers: "" when nothing changed.
     It goes into the conversation, after the cached prefix, so the system prompt
@@ -111,9 +128,12 @@ async def run_agent(question: str, tools: ToolProvider, model: Model, *,
     told = dict(tools.offline)  # what the model knows of offline servers
     messages = [Message("user", question)]
     run = AgentRun(question, "")
+    sent: List[str] = []  # the tool names of the last request, in its order
     for _ in range(max_steps):
         # Read each turn: a server's list change reaches the model's next turn.
         table = redacted_json(tools.model_tools(getattr(model, "api", "anthropic")))  # server words: no secrets
+        table = stable_order(sent, table)
+        sent = [tool_name(tool) for tool in table]
         turn = await model.next_turn(system, table, messages)
         run.model_turns += 1
         for key, count in turn.usage.items():

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Dict, List
 
 import pytest
 
-from solution.agent import run_agent, system_prompt
+from solution.agent import run_agent, stable_order, system_prompt, tool_name
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.mock_model import MockModel, fill_arguments, pick_tool
@@ -113,3 +113,14 @@ async def test_structured_results_reach_the_program_and_only_text_reaches_the_mo
     assert step.structured == {"id": "n-2", "title": "Timeouts", "body": step.structured["body"]}
     wire = to_messages([Message("tool", tool_call_id="c", result=step.result)])
     assert all(b["type"] == "text" for b in wire[0]["content"][0]["content"])
+
+
+def test_the_table_keeps_the_order_the_model_has_seen_and_new_tools_come_last() -> None:
+    def table(*names: str, api: str = "anthropic") -> List[Dict[str, Any]]:
+        return [{"name": n, "description": n.upper()} if api == "anthropic" else
+                {"type": "function", "function": {"name": n}} for n in names]
+    assert stable_order([], table("b", "a")) == table("b", "a")  # the first turn: as the aggregator has it
+    # 'x' was added to the first server (the config order put it second), 'b' left, 'c' changed.
+    now = [*table("a", "x"), {"name": "c", "description": "new words"}]
+    assert stable_order(["a", "b", "c"], now) == [now[0], now[2], now[1]]
+    assert [tool_name(t) for t in stable_order(["y", "z"], table("x", "z", "y", api="openai"))] == ["y", "z", "x"]

@@ -25,9 +25,11 @@ from .stdio_client import ProgressHandler
 from .translate import ToolEntry
 
 SEARCH, INSPECT, CALL = "search_tools", "inspect_tool", "call_tool"
-# The tool table may take this share of the model's context window (the usual
-# advice is 1-5 %); past it, the meta-tools. MCP_LAB_TOOL_SHARE overrides it.
-TOOL_SHARE = 0.02
+# The tool table may take this share of the model's context window; past it, the
+# meta-tools. 1.5 % of 200,000 is 3,000 tokens, where the two cost the same for a
+# question of two or three calls with the provider's cache counted (measured:
+# `python -m checks.dev.cost`; why there, labs/CLIENT.md). MCP_LAB_TOOL_SHARE overrides it.
+TOOL_SHARE = 0.015
 CONTEXT_WINDOW = 200_000  # tokens, for a model that does not say (the mock, most current models)
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -60,13 +62,13 @@ def rank(query: str, entries: List[ToolEntry], limit: int) -> List[ToolEntry]:
     # <<< extension E4
 
 
-def tool_share(env: Optional[Dict[str, str]] = None) -> float:
+def tool_share(env: Optional[Dict[str, str]] = None, default: float = TOOL_SHARE) -> float:
     raw = (os.environ if env is None else env).get("MCP_LAB_TOOL_SHARE", "")
     try:
-        share = float(raw) if raw else TOOL_SHARE
+        share = float(raw) if raw else default
     except ValueError:
-        return TOOL_SHARE
-    return share if 0 < share <= 1 else TOOL_SHARE
+        return default
+    return share if 0 < share <= 1 else default
 
 
 def too_many(tools: Aggregator, context_window: int = CONTEXT_WINDOW, share: Optional[float] = None) -> bool:

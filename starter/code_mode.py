@@ -32,6 +32,10 @@ from .stubs import StubModule, stub_modules
 from .translate import ToolEntry
 
 RUN_SCRIPT = "run_script"
+# The stubs' share of the context window. Code mode is one tool whatever the
+# servers offer, so this is a question of room, not of the meta-tools' cost
+# threshold (meta_tools.TOOL_SHARE): it keeps the 2 % the table had.
+STUB_SHARE = 0.02
 SCRIPT_SCHEMA: Json = {"type": "object", "additionalProperties": False, "required": ["script"], "properties": {
     "script": {"type": "string", "description": "Python source; tools are awaited as functions of the modules "
                                                 "listed in this tool's description; print what you want back"}}}
@@ -116,7 +120,7 @@ class CodeMode(Front):
     def description(self) -> str:
         # The stubs take the tool table's place, so they keep to its share of the
         # context (MCP_LAB_TOOL_SHARE): modules past it are named, not shown.
-        room = int(tool_share() * CONTEXT_WINDOW * 4)  # about 4 characters a token
+        room = int(tool_share(default=STUB_SHARE) * CONTEXT_WINDOW * 4)  # about 4 characters a token
         parts = []
         for module in self.modules():
             text = f"# module {module.name} (server '{module.alias}')\n{module.source}"

@@ -20,11 +20,13 @@ import sys
 import time
 import tracemalloc
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Dict, List
+from typing import Any, Awaitable, Callable, Dict, List, Tuple
 
 import anyio
 
 from checks.dev.code_tokens import demo_tokens
+from checks.dev.cost import (APIS, LIST_CHANGE, LONG_RESULTS, SIX_TURNS, CostRun, Scenario, both_modes,
+                             read_after_change)
 from checks.target import ROOT
 from solution.aggregator import Aggregator
 from solution.connector import Connection
@@ -186,6 +188,33 @@ def checks_time(target: str) -> float:
     return time.perf_counter() - began
 
 
+# -- rows 8 and 9: what a question costs with the provider's prompt cache ------------------
+
+# The issue's targets (36): what caching must leave of the full table's bill on
+# Anthropic's API, and what a list change may cost on either.
+CACHED_AT_MOST = {SIX_TURNS.name: 0.31, LONG_RESULTS.name: 0.50}
+READ_AFTER_CHANGE = 0.75
+
+
+def cost_rows(api: str, runs: List[Tuple[Scenario, CostRun, CostRun]],
+              row: Callable[[str, str, str, str, bool], None]) -> None:
+    """One row a scenario: billed tokens and model turns, full table beside meta-tools."""
+    number, rules = ("8", "Anthropic") if api == "anthropic" else ("9", "OpenAI")
+    for index, (scenario, full, meta) in enumerate(runs):
+        label = f"{number}. billed, {rules}'s rules: {scenario.name}" if index == 0 else f"   {scenario.name}"
+        measured = (f"full {full.bill.billed:,.0f} ({full.run.model_turns} turns) vs meta "
+                    f"{meta.bill.billed:,.0f} ({meta.run.model_turns})")
+        clean = not full.errors and not meta.errors and meta.fraction <= 1.0  # never dearer than uncached
+        if scenario is LIST_CHANGE:
+            read = read_after_change(full)
+            row(label, measured, f"read {read:.2f} of the last", f">= {READ_AFTER_CHANGE}",
+                clean and read >= READ_AFTER_CHANGE)
+            continue
+        limit = CACHED_AT_MOST.get(scenario.name) if api == "anthropic" else None
+        row(label, measured, f"of uncached {full.fraction:.2f}, {meta.fraction:.2f}",
+            f"full <= {limit:.2f}" if limit else "meta <= 1", clean and (limit is None or full.fraction <= limit))
+
+
 def main(argv: "List[str] | None" = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m checks.dev.bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer calls and repetitions (a smoke run)")
@@ -241,6 +270,8 @@ def main(argv: "List[str] | None" = None) -> int:
         f"vs direct {saved['direct']:,} ({saved['direct_turns']})",
         f"direct/code {saved['direct'] / saved['code_mode']:.2f}x", ">= 1.5x",
         saved["direct"] / saved["code_mode"] >= 1.5 and bool(saved["same_answer"]))
+    for api in APIS:  # counted, not timed, as row 7
+        cost_rows(api, anyio.run(both_modes, api), row)
     missed = [r[0].strip() for r in rows if r[4] == "MISSED"]
     print(f"bench: {len(rows)} rows, {len(missed)} targets missed" + (f": {', '.join(missed)}" if missed else ""))
     return 0

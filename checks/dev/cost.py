@@ -24,7 +24,7 @@ from solution.aggregator import Aggregator
 from solution.anthropic_model import AnthropicModel
 from solution.bill import Bill, bill_of
 from solution.config import ServerSpec, config_of
-from solution.meta_tools import CALL, INSPECT, SEARCH, MetaTools
+from solution.meta_tools import CALL, CONTEXT_WINDOW, INSPECT, SEARCH, MetaTools, tool_share, too_many
 from solution.model import Model
 from solution.naming import model_tool_name
 from solution.openai_model import OpenAIModel
@@ -35,7 +35,7 @@ from solution.translate import ToolEntry
 Json = Dict[str, Any]
 Call = Tuple[str, str, Json]  # alias, original tool name, arguments
 APIS = ("anthropic", "openai")
-MODES = ("full", "meta")
+MODES = ("full", "meta")  # and "default": whichever `ask` would choose
 SETTLE = 10.0  # seconds a list change may take to reach the table (only a broken server takes that long)
 SERVERS = {"notes": ROOT / "servers" / "notes.py", "tickets": ROOT / "servers" / "tickets.py",
            "office": ROOT / "checks" / "dev" / "cost_server.py"}
@@ -47,6 +47,7 @@ class Scenario:
     servers: Tuple[str, ...]  # in config order
     calls: Tuple[Call, ...]  # what answers the question, one call a turn
     changes_list: str = ""  # a tool whose call changes the list: the next turn waits for the table
+    office_tools: int = 14  # the workplace server's size (14: the 29-tool table)
 
 
 LARGE = ("notes", "tickets", "office")  # 29 tools, about 4,800 tokens
@@ -67,8 +68,10 @@ LIST_CHANGE = Scenario("large table, a tool added mid-run", ("tickets", "notes",
 SCENARIOS = (SMALL, SIX_TURNS, LONG_RESULTS, LIST_CHANGE)
 
 
-def specs(aliases: Tuple[str, ...]) -> List[ServerSpec]:
-    return [ServerSpec(alias, sys.executable, (str(SERVERS[alias]),), {}, str(ROOT)) for alias in aliases]
+def specs(aliases: Tuple[str, ...], office_tools: int = 14) -> List[ServerSpec]:
+    def argv(alias: str) -> Tuple[str, ...]:
+        return (str(SERVERS[alias]), "--tools", str(office_tools)) if alias == "office" else (str(SERVERS[alias]),)
+    return [ServerSpec(alias, sys.executable, argv(alias), {}, str(ROOT)) for alias in aliases]
 
 
 def moves(scenario: Scenario, mode: str) -> List[Tuple[str, Json]]:
@@ -196,14 +199,19 @@ def model_for(api: str, url: str) -> Model:
 
 
 async def cost(scenario: Scenario, mode: str, api: str) -> CostRun:
-    """Ask the scenario's question once, in this mode, of this API's stand-in."""
+    """Ask the scenario's question once, in this mode ("full", "meta", or "default":
+    the one `ask` would choose), of this API's stand-in."""
     script = moves(scenario, mode)
     stand_in = StandIn(api, script)
     with FakeApi(stand_in.reply) as fake:
-        async with Aggregator(config_of(specs(scenario.servers))) as tools:
+        async with Aggregator(config_of(specs(scenario.servers, scenario.office_tools))) as tools:
             await tools.refresh()
             if tools.offline:  # a figure for a smaller table would pass for this one
                 raise RuntimeError(f"the cost run's servers did not all start: {tools.offline}")
+            if mode == "default":  # as `ask` decides
+                mode = "meta" if too_many(tools) else "full"
+                script = moves(scenario, mode)
+                stand_in.script = script
             shown: ToolProvider = tools if mode == "full" else MetaTools(tools)
             provider = Settled(shown, tools, scenario.changes_list)
             run = await run_agent("What do I need to know for the week?", provider, model_for(api, fake.url),
@@ -215,12 +223,65 @@ async def cost(scenario: Scenario, mode: str, api: str) -> CostRun:
                    [f"{s.model_name}: {s.result}" for s in run.steps if s.is_error])
 
 
-def table_tokens(aliases: Tuple[str, ...]) -> int:
-    """The full table's size in tokens (for the bench's labels)."""
+def read_after_change(found: CostRun) -> float:
+    """How much of the last prompt before the table grew the next request read from the cache."""
+    tables = found.stand_in.tables
+    grown = next(i for i, names in enumerate(tables) if len(names) > len(tables[0]))
+    return found.stand_in.read(grown) / found.stand_in.prompt(grown - 1)
+
+
+async def both_modes(api: str) -> List[Tuple[Scenario, CostRun, CostRun]]:
+    """Every scenario, asked with the full table and with the meta-tools (the bench's cost rows)."""
+    return [(scenario, await cost(scenario, "full", api), await cost(scenario, "meta", api))
+            for scenario in SCENARIOS]
+
+
+# -- where the meta-tools start to pay: `python -m checks.dev.cost` ----------------------
+
+SHORT_CALLS: Tuple[Call, ...] = (
+    ("notes", "read_note", {"id": "n-2"}), ("notes", "search", {"query": "timeouts"}),
+    ("tickets", "search", {"query": "login"}), ("notes", "read_note", {"id": "n-3"}),
+    ("tickets", "search", {"query": "page"}), ("notes", "read_note", {"id": "n-1"}))
+QUESTION_CALLS = (1, 2, 3, 6)
+OFFICE_SIZES = (0, 2, 4, 6, 8, 10, 14, 20)  # workplace tools beside notes and tickets: 1,100 to 6,700 tokens
+
+
+async def crossover(api: str) -> List[Tuple[int, Dict[int, float]]]:
+    """For tables of growing size: (the table's tokens, {calls a question needs: meta-tools' bill / full table's})."""
+    found = []
+    for size in OFFICE_SIZES:
+        ratios: Dict[int, float] = {}
+        for calls in QUESTION_CALLS:
+            question = Scenario(f"{calls} calls", LARGE, SHORT_CALLS[:calls], office_tools=size)
+            full, meta = await cost(question, "full", api), await cost(question, "meta", api)
+            ratios[calls] = meta.bill.billed / full.bill.billed
+        found.append((await table_tokens(LARGE, size), ratios))
+    return found
+
+
+async def table_tokens(aliases: Tuple[str, ...], office_tools: int = 14) -> int:
+    """The full table's size in tokens, in the Messages API's shape."""
+    async with Aggregator(config_of(specs(aliases, office_tools))) as tools:
+        await tools.refresh()
+        return tokens(json.dumps(tools.model_tools()))
+
+
+async def sweep() -> None:
+    print(f"meta-tools' bill / the full table's, by the calls a question needs "
+          f"(below 1: the meta-tools are cheaper); `ask` switches past {threshold():,} tokens")
+    for api in APIS:
+        print(f"{api:>10}  table tokens  " + "  ".join(f"{calls} call{'s' * (calls > 1)}" for calls in QUESTION_CALLS))
+        for size, ratios in await crossover(api):
+            print(f"{'':>10}  {size:>12,}  " + "  ".join(f"{ratios[c]:>{6 + (c > 1)}.2f}" for c in QUESTION_CALLS),
+                  flush=True)
+
+
+def threshold() -> int:
+    """The table size in tokens past which `ask` gives the model the meta-tools."""
+    return int(tool_share() * CONTEXT_WINDOW)
+
+
+if __name__ == "__main__":
     import anyio
 
-    async def measure() -> int:
-        async with Aggregator(config_of(specs(aliases))) as tools:
-            await tools.refresh()
-            return tokens(json.dumps(tools.model_tools()))
-    return anyio.run(measure)
+    anyio.run(sweep)

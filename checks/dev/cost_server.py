@@ -2,7 +2,8 @@
 real servers describe theirs (a paragraph each, every parameter explained), so
 that with the notes and tickets fixtures the table is 29 tools of about 4,800
 tokens. `reports_export_report` answers with `--result-tokens` tokens (2,000 by
-default), the long result a model pays for on every later turn.
+default), the long result a model pays for on every later turn; `--tools N`
+makes a bigger workplace of the same kinds of tool, for tables of other sizes.
 
 Built on the fixture servers' strict core and shell (`servers.core`,
 `servers.stdio`), so every fixture switch works here too. Standard library.
@@ -79,7 +80,7 @@ def report_text(topic: str, size: int) -> str:
     return "\n".join(lines)[: size * 4]
 
 
-def build(result_tokens: int) -> Server:
+def build(result_tokens: int, count: int = len(TOOLS)) -> Server:
     def answer(name: str) -> Callable[[Json], ToolOutput]:
         def handler(arguments: Json) -> ToolOutput:
             if name == "reports_export_report":
@@ -89,15 +90,21 @@ def build(result_tokens: int) -> Server:
         return handler
     tools = [Tool(name, f"{summary} {HOUSE_RULES}", schema_for(parameters), answer(name),
                   title=name.replace("_", " ").capitalize(), annotations=READ_ONLY)
-             for name, summary, parameters in TOOLS]
+             for name, summary, parameters in TOOLS[:count]]
+    for copy in range(len(TOOLS), count):  # a bigger workplace: more of the same kinds of tool
+        name, summary, parameters = TOOLS[copy % len(TOOLS)]
+        team = f"team{copy // len(TOOLS)}"
+        tools.append(Tool(f"{team}_{name}", f"{summary} For {team} only. {HOUSE_RULES}", schema_for(parameters),
+                          answer(name), title=f"{team} {name.replace('_', ' ')}", annotations=READ_ONLY))
     return Server("office", "1.0.0", "The workplace: calendar, mail, files, people, expenses, reports.", tools)
 
 
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m checks.dev.cost_server", add_help=False)
     parser.add_argument("--result-tokens", type=int, default=2000)
+    parser.add_argument("--tools", type=int, default=len(TOOLS))
     own, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    run(build(own.result_tokens), rest)  # the fixture switches read the rest
+    run(build(own.result_tokens, own.tools), rest)  # the fixture switches read the rest
 
 
 if __name__ == "__main__":

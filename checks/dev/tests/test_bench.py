@@ -29,5 +29,9 @@ def test_the_bench_command_prints_its_table() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert any(line.strip().startswith("1. sequential tools/call") for line in lines)
-    assert any("matched" in line for line in lines) and lines[-1].startswith("bench: 11 rows")
+    assert any("matched" in line for line in lines) and lines[-1].startswith("bench: 19 rows")
     assert any(line.strip().startswith("7. code mode, demo question: tokens sent") for line in lines)
+    for rules in ("8. billed, Anthropic's rules", "9. billed, OpenAI's rules"):  # the cost row, both modes
+        first = next(i for i, line in enumerate(lines) if line.strip().startswith(rules))
+        assert all(" full " in line and " vs meta " in line and line.rstrip().endswith("met")
+                   for line in lines[first:first + 4]), lines[first:first + 4]

@@ -103,6 +103,7 @@ class Server:
         # "empty-cursor": the cursor to the second page is "" (a real cursor, not an end);
         # "endless": every page has a nextCursor (the pages repeat) until ENDLESS_PAGES.
         self.paging = "normal"
+        self.list_ttl_ms = 0  # how long a tools/list page may be reused (0: never)
         self.progress_steps = 5  # how often a tool that reports progress reports it
         self.progress_gap = 0.03  # seconds of simulated work before each report
         self.task_steps = 4  # how many steps a task's job works in
@@ -224,7 +225,7 @@ class Server:
             raise RpcError(INTERNAL_ERROR, f"this server pages forever (fixture --paging endless); "
                                            f"a client should have given up long before page {page + 1}")
         result: Json = {"tools": [self.tools[i].to_json(legacy=legacy) for i in self._pages[page % len(self._pages)]],
-                        "ttlMs": 0, "cacheScope": "public"}
+                        "ttlMs": self.list_ttl_ms, "cacheScope": "public"}
         if page + 1 < len(self._pages) or self.paging == "endless":
             result["nextCursor"] = self.make_cursor(page + 1)
         return result

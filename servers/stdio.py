@@ -330,6 +330,7 @@ def forked_by() -> Optional[float]:
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
     server.paging = options.paging
+    server.list_ttl_ms = options.list_ttl_ms
     server.progress_steps, server.progress_gap = options.progress_steps, options.progress_gap
     server.task_steps, server.task_gap = options.task_steps, options.task_gap
     if options.page_size is not None:

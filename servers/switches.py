@@ -62,6 +62,9 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
                              "reply waits for a GET with that event's Last-Event-ID")
     parser.add_argument("--page-size", type=int, default=None, metavar="N",
                         help="hand out N tools per page instead of the server's own number")
+    parser.add_argument("--list-ttl-ms", type=int, default=0, metavar="MS",
+                        help="the ttlMs each tools/list page carries: how long a client may reuse it "
+                             "(default 0: not at all)")
     parser.add_argument("--silent", action="append", default=[], metavar="METHOD",
                         help="read and journal METHOD but never answer it; repeatable")
     parser.add_argument("--bare-reply", action="append", default=[], metavar="METHOD",

@@ -8,6 +8,8 @@
   and spoken to with the handshake first.
 - Each server's current step is kept, so a discovery that runs out of time
   can say what it was waiting for.
+- A `tools/list` page still fresh by its `ttlMs` is reused when the same server
+  is connected again in this process (list_cache.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .elicitation import Elicitor
 from .discovery import ServerInfo, discover, handshake, list_all_tools
 from .errors import ServerGone
 from .jsonrpc import Json
+from .list_cache import CachedLister, Key, ListCache, list_key
 from .protocol import LEGACY_VERSION, PROTOCOL_VERSION
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 
@@ -55,6 +58,7 @@ class Connector:
         self.eras: Dict[str, str] = {}  # alias -> the era it answered in, this session
         self.steps: Dict[str, str] = {}  # alias -> what its discovery is doing (or last did)
         self.elicitor: Optional[Elicitor] = None  # given to every client made from here on
+        self.lists = ListCache()  # tools/list pages still fresh (ttlMs), for the next connect
 
     async def connect(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient]) -> Connection:
         """Start one server, discover it and list all its tools. Every client
@@ -87,10 +91,11 @@ class Connector:
             self.eras[alias] = info.era
             # Changes are announced unsolicited in the handshake era, on a
             # listen stream in the current one; both land in on_list_changed.
+            key = list_key(spec, self.elicitor is not None)
             client.notification_handlers["notifications/tools/list_changed"] = \
-                lambda params: self.on_list_changed(alias)
+                lambda params: self._list_changed(alias, key)
             self.steps[alias] = "tools/list"
-            tools = await list_all_tools(client)
+            tools = await list_all_tools(CachedLister(client, self.lists, key))
             if info.era == "current" and (info.capabilities.get("tools") or {}).get("listChanged"):
                 self.steps[alias] = "subscriptions/listen"
                 await client.listen({"toolsListChanged": True})
@@ -99,3 +104,7 @@ class Connector:
             await client.aclose()
             raise
         return Connection(alias, client, info, tools)
+
+    def _list_changed(self, alias: str, key: Key) -> None:
+        self.lists.drop(key)  # before anyone lists again
+        self.on_list_changed(alias)

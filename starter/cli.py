@@ -24,8 +24,9 @@ import os
 import signal
 import sys
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, AsyncIterator, Dict, List, Optional, TextIO
 
 import anyio
 
@@ -158,22 +159,49 @@ def print_table(tools: Aggregator) -> None:
         console.print(Text(f"left out: {shown(line)}"))
 
 
+class Stop:
+    """Where SIGTERM and SIGHUP land. While a command works they cancel that work and
+    only it, as Ctrl-C does: its servers stay connected until it has ended, so what it
+    sends on the way out (a task's `tasks/cancel`) still has a transport to go by and
+    to bring the answer back (over HTTP each request is a task of the client's own
+    group; over stdio the reader is). Outside the work they end the whole run."""
+
+    def __init__(self, everything: anyio.CancelScope) -> None:
+        self.everything = everything
+        self.signals: List[int] = []
+        self._work: Optional[anyio.CancelScope] = None
+
+    def __call__(self, number: int) -> None:
+        self.signals.append(number)
+        (self._work or self.everything).cancel()
+
+    @asynccontextmanager
+    async def work(self) -> AsyncIterator[None]:
+        """The command's own work, inside the servers' lifetime (a signal ends it quietly)."""
+        self._work = anyio.CancelScope()
+        try:
+            with self._work:
+                yield
+        finally:
+            self._work = None
+
+
 async def execute(options: argparse.Namespace, config: Config) -> int:
     """Run the command; SIGTERM and SIGHUP end it as Ctrl-C does: every server
     closed on the way out, then exit status 128 + the signal's number."""
-    stopped: List[int] = []
     status = 130
     async with anyio.create_task_group() as group:
+        stop = Stop(group.cancel_scope)
+
         async def on_signal() -> None:
             with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
                 async for number in signals:
-                    stopped.append(int(number))
-                    group.cancel_scope.cancel()
+                    stop(int(number))
                     return
         if hasattr(signal, "SIGHUP"):
             group.start_soon(on_signal)
         try:
-            status = await command(options, config)
+            status = await command(options, config, stop)
         except (BrokenPipeError, SystemExit):  # the reader went away (`| head`): nothing more to say
             quiet_stdout()
             status = 1
@@ -184,9 +212,9 @@ async def execute(options: argparse.Namespace, config: Config) -> int:
             print(f"error: {failed}", file=sys.stderr)  # one line, however deep it was raised
             status = 2
         group.cancel_scope.cancel()
-    if stopped:
-        print(f"stopped by {signal.Signals(stopped[0]).name}; every server was closed", file=sys.stderr)
-        return 128 + stopped[0]
+    if stop.signals:
+        print(f"stopped by {signal.Signals(stop.signals[0]).name}; every server was closed", file=sys.stderr)
+        return 128 + stop.signals[0]
     return status
 
 
@@ -209,7 +237,7 @@ def quiet_stdout() -> None:
         pass
 
 
-async def command(options: argparse.Namespace, config: Config) -> int:
+async def command(options: argparse.Namespace, config: Config, stop: Stop) -> int:
     listing = options.command in ("tools", "stubs")  # nothing is called: no audit, no consent
     audit = AuditLog(Path(options.audit) if options.audit and not listing else None)
     try:
@@ -219,7 +247,7 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         return 2
     # `call` and `script` start only the servers they use (the name, the imports).
     config = servers_needed(config, options.command, getattr(options, "name", ""), getattr(options, "source", ""))
-    async with Aggregator(config, request_timeout=options.timeout) as tools:
+    async with Aggregator(config, request_timeout=options.timeout) as tools, stop.work():
         terminal = Terminal()  # consent questions and servers' forms take turns on it
         calls = options.command in ("call", "ask", "script")  # `tasks` only asks about old ones
         tools.consent = Consent(asker(options, terminal), {spec.alias: spec.trusted for spec in config.servers}) \
@@ -285,6 +313,7 @@ async def command(options: argparse.Namespace, config: Config) -> int:
         else:
             print_run(run, note, scripts)
         return 1 if run.stopped_at_limit else 0
+    return 1  # a signal ended the work (execute() gives the status)
 
 
 def print_stubs(tools: Aggregator) -> None:

@@ -11,7 +11,8 @@
   show the status and to notice a task that ended without a result.
 
 When the caller gives up (its limit, Ctrl-C, a cancelled scope) the task is
-cancelled on the server with `tasks/cancel` before the error goes back. When
+cancelled on the server with `tasks/cancel` before the error goes back; its
+record stays in the tasks file unless the server confirmed the cancel. When
 the server goes away mid-task, the task id is kept (`TaskBook`) and, if the
 caller can reconnect, polled again on the new connection; a server that has
 forgotten it answers -32602 and the caller is told so in plain words.
@@ -156,6 +157,8 @@ async def run_task(server: TaskServer, handle: TaskState, tool: str, plan: TaskP
     book.add(TaskRecord(server.alias, tool, handle.task_id, server.era))
     if on_status is not None:
         on_status(server.alias, handle)
+    # The record goes when the task ended or the server confirmed its cancel; otherwise
+    # the work may still be going on, and a later `tasks` must be able to ask about it.
     finished = False
     try:
         with anyio.fail_after(limit):
@@ -163,21 +166,18 @@ async def run_task(server: TaskServer, handle: TaskState, tool: str, plan: TaskP
         finished = True
         return result
     except TimeoutError:
-        confirmed = await cancel_task(server, handle.task_id)
-        finished = True
+        finished = await cancel_task(server, handle.task_id)
         return error_result(f"Task {shown(handle.task_id, 40)} on '{server.alias}' did not finish within "
-                            f"{limit:g} s; " + ("it was cancelled on the server." if confirmed else
+                            f"{limit:g} s; " + ("it was cancelled on the server." if finished else
                                                 "tasks/cancel was sent, but the server did not confirm it."))
     except anyio.get_cancelled_exc_class():
-        await cancel_task(server, handle.task_id)  # Ctrl-C or a caller's scope: stop the work too
-        finished = True
+        finished = await cancel_task(server, handle.task_id)  # Ctrl-C, a signal, a caller's scope: stop it
         raise
     except ServerGone as exc:  # the id is kept for a later resume
         return error_result(f"{reason(exc)}; task {shown(handle.task_id, 40)} was still running. Its id is kept: "
                             "after the server is back, ask about it again.")
     except Exception:  # a broken answer (a bad status, a refused update): stop the work, then report
-        await cancel_task(server, handle.task_id)
-        finished = True
+        finished = await cancel_task(server, handle.task_id)
         raise
     finally:
         if finished:

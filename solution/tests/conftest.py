@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -57,3 +60,39 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: "subprocess.Popen[bytes]", within: float = 60.0) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server exited at start"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)  # polling a port: nothing to wait on but the connection itself
+    raise AssertionError(f"nothing listened on {port} within {within} s")
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    """Start fixtures over HTTP (`PORT` in the argv is the port); each is killed at the end."""
+    started: List["subprocess.Popen[bytes]"] = []
+
+    def start(*argv: str) -> str:
+        port = free_port()
+        process = subprocess.Popen([sys.executable, *[a.replace("PORT", str(port)) for a in argv]],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started.append(process)
+        wait_for_port(port, process)
+        return f"http://127.0.0.1:{port}/mcp"
+    yield start
+    for process in started:
+        process.kill()
+        process.wait(30)

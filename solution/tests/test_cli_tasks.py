@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
+import pytest
+
 from solution.tests.conftest import ROOT
 
 EXPORT = "mcp__tickets__export_tickets"
@@ -44,8 +46,23 @@ def test_call_shows_task_status_lines_and_ends_with_the_result(tmp_path: Path) -
     assert not (tmp_path / "tasks.json").exists()  # nothing left to resume
 
 
-def test_ctrl_c_cancels_the_task_on_the_server_before_exiting(tmp_path: Path) -> None:
-    cfg = config(tmp_path, "--task-steps", "400")
+def http_config(tmp_path: Path, serve: Any, *extra: str) -> Path:
+    """The same tickets fixture, over Streamable HTTP (its journal in the same place)."""
+    url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT", "--journal",
+                str(tmp_path / "tickets.jsonl"), *extra)
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"tickets": {"url": url}}}))
+    return path
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("signal_name, status", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_signal_cancels_the_task_on_the_server_before_exiting(tmp_path: Path, serve: Any, transport: str,
+                                                                signal_name: str, status: int) -> None:
+    """Ctrl-C, SIGTERM and SIGHUP end a run alike on either transport: `tasks/cancel`
+    goes out and is answered, the work stops, and nothing is left to resume."""
+    steps = ("--task-steps", "400")
+    cfg = config(tmp_path, *steps) if transport == "stdio" else http_config(tmp_path, serve, *steps)
     process = subprocess.Popen([sys.executable, "-m", "solution", "call", "--yes", "--config", str(cfg),
                                 "--tasks-file", str(tmp_path / "tasks.json"), EXPORT, '{"format": "csv"}'],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -56,17 +73,19 @@ def test_ctrl_c_cancels_the_task_on_the_server_before_exiting(tmp_path: Path) ->
             line = process.stderr.readline()
             if "Exported batch" in line or not line:
                 break
-        process.send_signal(signal.SIGINT)
+        process.send_signal(getattr(signal, signal_name))
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130, err
+    assert process.returncode == status, err
     cancels = received(tmp_path, "tasks/cancel")
-    assert len(cancels) == 1
+    assert len(cancels) == 1, err
+    answered = [e for e in journal(tmp_path) if e["kind"] == "out" and e.get("msg", {}).get("id") == cancels[0]["id"]]
+    assert answered and "result" in answered[0]["msg"]  # the server confirmed it
     stopped = [e for e in journal(tmp_path) if e["kind"] == "work-stopped"]
     assert stopped and stopped[0]["reason"] == "cancelled"
-    assert not (tmp_path / "tasks.json").exists()  # cancelled: nothing to resume
+    assert not (tmp_path / "tasks.json").exists()  # cancelled and confirmed: nothing to resume
 
 
 def test_tasks_asks_again_about_an_unfinished_task_and_reports_a_forgotten_one(tmp_path: Path) -> None:

@@ -6,15 +6,12 @@ The fixtures refuse a request whose headers do not match its body (400,
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
 import threading
 import urllib.request
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional
 
 import anyio
 import pytest
@@ -23,45 +20,11 @@ from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of, parse_config
 from solution.http_client import header_value
 from solution.errors import ConfigError
+from solution.tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_SERVER = ROOT / "solution" / "tests" / "sdk_servers" / "http_server.py"
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for_port(port: int, process: "subprocess.Popen[bytes]", within: float = 60.0) -> None:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited at start"
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)  # polling a port: nothing to wait on but the connection itself
-    raise AssertionError(f"nothing listened on {port} within {within} s")
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
-    started: List["subprocess.Popen[bytes]"] = []
-
-    def start(*argv: str) -> str:
-        port = free_port()
-        process = subprocess.Popen([sys.executable, *[a.replace("PORT", str(port)) for a in argv]],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        started.append(process)
-        wait_for_port(port, process)
-        return f"http://127.0.0.1:{port}/mcp"
-    yield start
-    for process in started:
-        process.kill()
-        process.wait(30)
 
 
 def journal(path: Path) -> List[Dict[str, Any]]:

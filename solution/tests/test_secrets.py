@@ -23,7 +23,7 @@ from solution.http_wire import Url
 from solution.model import Message, ModelTurn, ToolCall
 from solution.redact import HIDDEN
 from solution.tests.conftest import ROOT
-from solution.tests.test_http_client import free_port
+from solution.tests.conftest import free_port
 
 TOKEN = "s3cret-0123456789abcdef"
 SECRET = f"Bearer {TOKEN}"

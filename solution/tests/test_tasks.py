@@ -308,6 +308,38 @@ async def test_a_task_answer_the_client_cannot_read_stops_the_work_before_the_er
     assert server.sent == ["tasks/get", "tasks/cancel"]
 
 
+class Unconfirmed(Scripted):
+    """A poll that never comes back, and a `tasks/cancel` that gets no answer (the server went)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.polled = anyio.Event()
+
+    async def request(self, method: str, params: Optional[Dict[str, Any]] = None, **options: Any) -> Any:
+        from solution.errors import ServerGone
+        self.sent.append(method)
+        if method == "tasks/cancel":
+            raise ServerGone("server 's' closed its output")
+        self.polled.set()
+        await anyio.sleep_forever()
+
+
+async def test_a_task_whose_cancel_was_not_confirmed_stays_in_the_tasks_file(tmp_path: Any) -> None:
+    """The record goes only when the task ended or the server confirmed its cancel:
+    otherwise the work may go on, and `tasks` must be able to ask about it."""
+    from solution.task_runner import TaskBook, TaskPlan, run_task
+    path = str(tmp_path / "tasks.json")
+    server = Unconfirmed()
+    async with anyio.create_task_group() as group:
+        group.start_soon(run_task, server, TaskState("t", "working", poll_seconds=0.0), "tool",
+                         TaskPlan(book=TaskBook(path)))
+        with anyio.fail_after(10):
+            await server.polled.wait()
+        group.cancel_scope.cancel()  # as a signal does
+    assert server.sent == ["tasks/get", "tasks/cancel"]
+    assert list(TaskBook(path).open) == ["t"]
+
+
 async def test_failed_polls_back_off_and_a_slow_poll_is_not_a_failed_task() -> None:
     from solution.errors import RequestTimeout
     from solution.task_runner import TaskPlan, run_task

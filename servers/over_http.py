@@ -18,6 +18,11 @@ and refused as the spec says, so a client's slips show in the journal:
   client goes), and a GET for a session that has ended is 404 (`listen-refused`).
   A GET with `Last-Event-ID` resumes a stream (below).
 
+Each answer to a POST, and each GET stream, ends its connection and says so
+(`Connection: close`), so a client that keeps connections alive never sends
+its next request on one that is closing; a 202 and a DELETE's 200 leave the
+connection open for the next request.
+
 Two switches make the answers harder to read, as real servers' are (E9):
 `--sse` answers everything as an event stream written the way the format
 allows and few servers bother to: CRLF line ends, a comment inside an event,
@@ -114,7 +119,9 @@ class Sink:
                  shell: "HttpShell") -> None:
         self.handler = handler
         self.request_id = request_id
-        self.headers = headers
+        # Each answer ends its connection (an event stream's end is the close), and says so: a
+        # client that keeps connections alive would otherwise send its next request on this one.
+        self.headers = [*headers, ("Connection", "close")]
         self.session: Optional[str] = None  # a handshake-era GET stream: the session it belongs to
         self.streaming = False
         self.shell = shell
@@ -311,10 +318,10 @@ def handler_for(shell: HttpShell) -> type:
             pass  # the journal is the record; stderr stays quiet
 
         def refuse(self, status: int, body: "Optional[Json]" = None) -> None:
-            if status >= 400:
-                self.close_connection = True  # whatever the client sent after this is not read
             data = json.dumps(body).encode() if body is not None else b""
             self.send_response(status)
+            if status >= 400:  # whatever the client sent after this is not read: the connection ends
+                self.send_header("Connection", "close")  # (and close_connection is set by it)
             if body is not None:
                 self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

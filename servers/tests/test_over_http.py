@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, Tuple
 
@@ -18,12 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
-@pytest.fixture
-def url() -> Iterator[str]:
+@contextmanager
+def serving(*extra: str) -> Iterator[str]:
+    """The notes fixture over HTTP with these switches, killed at the end; its URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, str(ROOT / "servers" / "notes.py"), "--http", str(port)],
+    process = subprocess.Popen([sys.executable, str(ROOT / "servers" / "notes.py"), "--http", str(port), *extra],
                                stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr is not None
@@ -34,6 +36,12 @@ def url() -> Iterator[str]:
     finally:
         process.kill()
         process.wait(30)
+
+
+@pytest.fixture
+def url() -> Iterator[str]:
+    with serving() as served:
+        yield served
 
 
 def post(url: str, body: Dict[str, Any], headers: Dict[str, str]) -> Tuple[int, Any]:
@@ -123,3 +131,63 @@ def test_a_body_the_fixture_cannot_use_gets_a_json_rpc_error(url: str, body: byt
     status, _ = post(url, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
                      {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
     assert status == 200  # and the fixture still answers
+
+
+def port_of(url: str) -> int:
+    return int(url.split(":")[2].split("/")[0])
+
+
+def request_bytes(message: Dict[str, Any], headers: Dict[str, str]) -> bytes:
+    body = json.dumps(message).encode()
+    head = "".join(f"{name}: {value}\r\n" for name, value in
+                   {"Host": "127.0.0.1", "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream", "Content-Length": str(len(body)),
+                    **headers}.items())
+    return f"POST /mcp HTTP/1.1\r\n{head}\r\n".encode() + body
+
+
+def head_of(answer: bytes) -> Tuple[int, Dict[str, str]]:
+    lines = answer.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    fields = dict(line.split(":", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), {k.strip().lower(): v.strip() for k, v in fields.items()}
+
+
+def until_closed(connection: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection (bounded by the socket's timeout)."""
+    answer = b""
+    while chunk := connection.recv(65536):
+        answer += chunk
+    return answer
+
+
+CURRENT = {"MCP-Protocol-Version": "2026-07-28"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}}
+
+
+@pytest.mark.parametrize("switches, headers, status, kind", [
+    ((), {**CURRENT, "Mcp-Method": "tools/list"}, 200, "application/json"),
+    (("--sse",), {**CURRENT, "Mcp-Method": "tools/list"}, 200, "text/event-stream"),
+    ((), {**CURRENT, "Mcp-Method": "tools/call"}, 400, "application/json"),
+], ids=["a JSON answer", "an event stream", "a refusal"])
+def test_a_connection_the_fixture_closes_after_its_answer_says_so(switches: Tuple[str, ...], headers: Dict[str, str],
+                                                                  status: int, kind: str) -> None:
+    """A client that keeps connections alive (the SDK's) must not send its next
+    request on one the fixture is about to close: `Connection: close` tells it."""
+    with serving(*switches) as served, socket.create_connection(("127.0.0.1", port_of(served)), timeout=30) as wire:
+        wire.sendall(request_bytes(TOOLS_LIST, headers))
+        answer = until_closed(wire)  # returns only because the fixture closed it
+    got, fields = head_of(answer)
+    assert (got, fields["content-type"]) == (status, kind)
+    assert fields.get("connection") == "close", fields
+
+
+def test_an_accepted_notification_keeps_the_connection_open_for_the_next_request(url: str) -> None:
+    with socket.create_connection(("127.0.0.1", port_of(url)), timeout=30) as wire:
+        wire.sendall(request_bytes({"jsonrpc": "2.0", "method": "notifications/ping"}, CURRENT))
+        accepted = b""
+        while b"\r\n\r\n" not in accepted:
+            accepted += wire.recv(65536)
+        assert head_of(accepted)[0] == 202 and "connection" not in head_of(accepted)[1]
+        wire.sendall(request_bytes(TOOLS_LIST, {**CURRENT, "Mcp-Method": "tools/list"}))  # the same connection
+        status, fields = head_of(until_closed(wire))
+    assert status == 200 and fields.get("connection") == "close"

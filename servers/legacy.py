@@ -97,7 +97,9 @@ class LegacyFront:
         self.initialized = True
         self.can_elicit = declares_form(params.get("capabilities"))
         capabilities: Json = {"tools": {"listChanged": self.server.list_changes}}
-        if self.server.tasks is not None:
+        # Tasks only from a board that speaks this era's shapes: a current-era fixture's
+        # handshake sessions (over HTTP) offer none rather than answer in the other era's.
+        if self.server.tasks is not None and self.server.tasks.legacy:
             capabilities["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return {"protocolVersion": version,
                 "capabilities": capabilities,

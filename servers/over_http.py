@@ -11,6 +11,10 @@ and refused as the spec says, so a client's slips show in the journal:
 - 2026-07-28: `MCP-Protocol-Version`, `Mcp-Method` and, for a call,
   `Mcp-Name` must match the body (400 and -32020 otherwise); no sessions;
   GET and DELETE are 405. `subscriptions/listen` holds its stream open.
+- Both on one URL, as the SDK's servers do: a current-era fixture (the default)
+  takes an `initialize` without a current `MCP-Protocol-Version` as the start of
+  a 2025-11-25 session, with a `LegacyFront` of its own (no tasks: the board
+  speaks the fixture's era); `--era legacy` speaks only the handshake.
 - 2025-11-25: `initialize` mints `Mcp-Session-Id`; later requests must carry
   it (400 without, 404 for an unknown one); DELETE ends it. A GET opens the
   session's stream for messages outside any request (list changes), journalled
@@ -49,6 +53,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from servers.core import error_reply, parse_request
+from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
 from servers.rpc import RpcError
 from servers.stdio import StdioShell
 
@@ -57,6 +62,7 @@ if TYPE_CHECKING:
     from typing import Any, Dict, List, Optional, Set
 
     from servers.rpc import Json
+    from servers.stdio import Front
 
 HEADER_MISMATCH = -32020
 RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
@@ -198,12 +204,38 @@ class HttpShell(StdioShell):
 
     def __init__(self, server: Any, options: Any) -> None:
         super().__init__(server, options)
+        self._core = server  # a current-era fixture's Server, which its handshake sessions' fronts wrap
         self._local = threading.local()
         self.sessions: Set[str] = set()
         self._streams: Set[Sink] = set()  # listen streams (2026-07-28)
         self._changed = threading.Condition()
         self.held: Dict[str, Held] = {}  # the id of a broken stream's last event -> what it still owes
         self._events = 0
+        # A current-era fixture's handshake sessions, each with a front of its own (its
+        # `initialize` and what it declared); with --era legacy the one front serves all.
+        self.fronts: Dict[str, LegacyFront] = {}
+
+    def era_of(self, headers: Any, message: "Optional[Json]") -> str:
+        """The era a request speaks. A current-era fixture answers both on one URL, as
+        the SDK's servers do: an `initialize` without a current version header, and
+        everything in the session it starts, is the handshake's."""
+        if self.options.era == "legacy" or headers.get("Mcp-Session-Id") is not None:
+            return "legacy"
+        handshake = message is not None and message.get("method") == "initialize"
+        version = headers.get("MCP-Protocol-Version")
+        return "legacy" if handshake and (version is None or version in HANDSHAKE_VERSIONS) else "current"
+
+    def start_session(self) -> str:
+        session = secrets.token_hex(16)
+        self.sessions.add(session)
+        if self.options.era == "current":
+            self.fronts[session] = LegacyFront(self._core)
+        self.journal.record("session-started", session=session)
+        return session
+
+    def front(self) -> Front:
+        session: Optional[str] = getattr(self._local, "session", None)
+        return self.fronts.get(session or "", self.server)
 
     def event_id(self) -> str:
         with self._write_lock:
@@ -250,6 +282,7 @@ class HttpShell(StdioShell):
     def end_session(self, session: str) -> None:
         """DELETE: the session and its streams end."""
         self.sessions.discard(session)
+        self.fronts.pop(session, None)
         self.journal.record("session-ended", session=session)
         for stream in [s for s in self._streams if s.session == session]:
             self._streams.discard(stream)
@@ -278,7 +311,7 @@ class HttpShell(StdioShell):
     def check(self, handler: BaseHTTPRequestHandler, message: Json) -> "Optional[tuple[int, Json]]":
         """Why this POST must be refused, as (HTTP status, JSON-RPC error), or None."""
         request_id = message.get("id")
-        if self.options.era == "legacy":
+        if self.era_of(handler.headers, message) == "legacy":
             session = handler.headers.get("Mcp-Session-Id")
             if message.get("method") == "initialize":
                 return None
@@ -337,9 +370,10 @@ def handler_for(shell: HttpShell) -> type:
             if not self.local_origin():
                 return self.refuse(403)
             last = self.headers.get("Last-Event-ID")
-            if shell.options.era == "legacy" and last is None:
+            legacy = shell.era_of(self.headers, None) == "legacy"
+            if legacy and last is None:
                 return self.session_stream(self.headers.get("Mcp-Session-Id"))
-            if shell.options.era != "legacy" or not shell.options.sse_break or last is None:
+            if not legacy or not shell.options.sse_break or last is None:
                 return self.refuse(405)  # the current era has no GET; resuming is for --sse-break
             shell.journal.record("resume", last_event_id=last, session=self.headers.get("Mcp-Session-Id"))
             held = shell.held.pop(last, None)
@@ -353,11 +387,11 @@ def handler_for(shell: HttpShell) -> type:
 
         def do_DELETE(self) -> None:
             session = self.headers.get("Mcp-Session-Id")
-            if shell.options.era == "legacy" and session in shell.sessions:
+            if session in shell.sessions:
                 shell.end_session(session)
                 self.refuse(200)
             else:
-                self.refuse(405 if shell.options.era == "current" else 404)
+                self.refuse(404 if shell.era_of(self.headers, None) == "legacy" else 405)
 
         def do_POST(self) -> None:
             size = body_length(self.headers.get("Content-Length"))
@@ -380,20 +414,21 @@ def handler_for(shell: HttpShell) -> type:
             if shell.answered(message) or "id" not in message:  # a reply to our question, or a notification
                 return self.refuse(202)
             extra: List[tuple[str, str]] = []
-            if shell.options.era == "legacy" and message.get("method") == "initialize":
-                session = secrets.token_hex(16)
-                shell.sessions.add(session)
-                shell.journal.record("session-started", session=session)
+            era = shell.era_of(self.headers, message)
+            session = self.headers.get("Mcp-Session-Id")
+            if era == "legacy" and message.get("method") == "initialize":
+                session = shell.start_session()
                 extra.append(("Mcp-Session-Id", session))
             sink = Sink(self, message["id"], extra, shell)
             given = message.get("params")
             params: Json = given if isinstance(given, dict) else {}
-            if shell.options.era == "legacy" and message.get("method") == "tools/call" and \
+            shell._local.session = session  # whose front answers (a handshake session's own)
+            if era == "legacy" and message.get("method") == "tools/call" and \
                     params.get("name") in shell.options.sse_break:
                 return self.break_stream(body, message, sink)
             shell._local.sink = sink
             try:
-                if message.get("method") == "subscriptions/listen" and shell.options.era == "current":
+                if message.get("method") == "subscriptions/listen" and era == "current":
                     shell._streams.add(sink)  # before the acknowledgement: a change after it reaches this stream
                     shell.listen(message)
                     shell.hold(sink)

@@ -121,6 +121,10 @@ class StdioShell:
         self._next_ask = 0
         self._closing = threading.Event()
 
+    def front(self) -> Front:
+        """Who answers the request in hand (over HTTP, a handshake session has its own)."""
+        return self.server
+
     def log(self, text: str) -> None:
         sys.stderr.write(f"[{self.server.name}] {text}\n")
         sys.stderr.flush()
@@ -210,8 +214,8 @@ class StdioShell:
             # signalled, so a reply that beats this thread here still counts).
             with self._replies:
                 self._replies.wait_for(lambda: self._replies_written > replies_before, HOLD_LIMIT)
-        reply = self.server.handle_line(line) if message is None \
-            else self.server.handle_message(message, self.reporter(message))
+        front = self.front()
+        reply = front.handle_line(line) if message is None else front.handle_message(message, self.reporter(message))
         if reply is None:
             return
         if message is not None and message.get("id") in self._cancelled:

@@ -259,3 +259,36 @@ async def test_a_call_that_becomes_a_task_is_followed_to_its_result_over_http(se
         assert not result.get("isError"), result
     methods = [e["msg"].get("method") for e in journal(path) if e["kind"] == "in" and "msg" in e]
     assert "tasks/get" in methods or "tasks/result" in methods  # followed as a task, not a plain call
+
+
+async def test_one_fixture_url_answers_both_eras_side_by_side(serve: Any, tmp_path: Path) -> None:
+    """As the SDK's servers do: an `initialize` without the version header starts a
+    2025-11-25 session; requests with the current era's headers are answered as before."""
+    path = tmp_path / "notes.jsonl"
+    url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--journal", str(path))
+    specs = [ServerSpec("new", "", url=url), ServerSpec("old", "", url=url, protocol_version="2025-11-25")]
+    async with Aggregator(config_of(specs)) as tools:
+        await tools.refresh()
+        assert tools.offline == {}
+        assert {a: c.info.era for a, c in tools.connections.items()} == {"new": "current", "old": "legacy"}
+        for alias in ("new", "old"):
+            result = await tools.call(tools.find(alias, "search").model_name, {"query": "paging"})  # type: ignore[union-attr]
+            assert not result.get("isError") and "n-1" in json.dumps(result), result
+    seen = journal(path)
+    assert [e for e in seen if e["kind"] == "out" and e.get("status", 200) >= 400] == []
+    assert len([e for e in seen if e["kind"] == "session-started"]) == 1  # the handshake's, and only it
+    assert any(e["kind"] == "session-ended" for e in seen)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_sdk_client_in_either_mode_uses_the_default_fixture_over_http(serve: Any, mode: str) -> None:
+    """MCP Inspector and the SDK in legacy mode speak only the handshake; the default
+    (2026-07-28) fixture must take them too."""
+    from mcp import Client
+    url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT")
+    with anyio.fail_after(60):
+        async with Client(url, mode=mode, read_timeout_seconds=10) as client:
+            listed = await client.list_tools()
+            result = await client.call_tool("search", {"query": "paging"})
+    assert "search" in [tool.name for tool in listed.tools]
+    assert not result.is_error and "n-1" in str(result.content)

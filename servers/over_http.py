@@ -317,7 +317,9 @@ class HttpShell(StdioShell):
                 return None
             if session is None:
                 return self.refusal(400, "Bad Request: no Mcp-Session-Id header", -32000, request_id)
-            if session not in self.sessions:
+            if session not in self.sessions:  # ended, or from before a restart
+                if self.options.unknown_session == 400:
+                    return self.refusal(400, "Bad Request: No valid session ID provided", -32000, request_id)
                 return self.refusal(404, "Session not found", -32001, request_id)
             if handler.headers.get("MCP-Protocol-Version") is None:  # required after initialize since 2025-06-18
                 return self.refusal(400, "Bad Request: no MCP-Protocol-Version header", -32000, request_id)

@@ -60,6 +60,10 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--sse-break", action="append", default=[], metavar="TOOL",
                         help="with --http --era legacy: end a call's stream after a priming event; the "
                              "reply waits for a GET with that event's Last-Event-ID")
+    parser.add_argument("--unknown-session", type=int, choices=(404, 400), default=404, metavar="STATUS",
+                        help="with --http: how a request carrying an Mcp-Session-Id the server does not know "
+                             "is refused: 404 (the spec's) or 400 'Bad Request: No valid session ID provided' "
+                             "(as @modelcontextprotocol/server-everything answers)")
     parser.add_argument("--page-size", type=int, default=None, metavar="N",
                         help="hand out N tools per page instead of the server's own number")
     parser.add_argument("--list-ttl-ms", type=int, default=0, metavar="MS",

@@ -19,8 +19,9 @@ The eras differ in the transport (the spec's transports pages):
   stream that ends before the reply is resumed with a GET carrying
   `Last-Event-ID`, after the server's `retry` delay. A GET stream carries
   messages outside any request (list changes); it is its session's, closed
-  with it and never reopened for the next. A 404 to a request in a session
-  means the server ended it: the handshake again, then the request again
+  with it and never reopened for the next. A 404 to a request in a session,
+  or a 400 that says the session is unknown (`session_rejected`), means the
+  server ended it or restarted: the handshake again, then the request again
   (once). Close sends DELETE.
 - Both: parameters marked `x-mcp-header` go out again as `Mcp-Param-*`
   (`param_headers.py`).
@@ -61,6 +62,25 @@ FEED_BYTES = 4096  # of an event stream's chunk, parsed at a time: the loop is l
 # Apart, so that answers to a server's questions never wait behind the requests that await them.
 MAX_REQUEST_CONNECTIONS = 16  # the client's requests with their streams (a listen stream holds one)
 MAX_MESSAGE_CONNECTIONS = 4  # notifications, and answers to the server's requests
+
+
+def session_rejected(status: int, body: bytes) -> bool:
+    """Whether an answer says the server does not know our session (it ended, or the
+    server restarted): 404, as the spec says, or a 400 whose error says so in words,
+    as some servers answer (server-everything: "Bad Request: No valid session ID provided")."""
+    if status == 404:
+        return True
+    if status != 400:
+        return False
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    text = error.get("message") if isinstance(error, dict) else body.decode("utf-8", "replace")
+    words = str(text).lower()
+    return "session" in words and any(w in words for w in ("no valid", "invalid", "unknown", "not found",
+                                                           "expired", "terminated"))
 
 
 def header_value(text: str) -> str:
@@ -198,11 +218,14 @@ class HttpClient(StdioClient):
                         async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
                             if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
                                 self.session_id = ex.response.headers["mcp-session-id"]
-                            # 404 to a request in a session: the server ended it. Once, a new session and again.
-                            if not (ex.response.status == 404 and session and attempt == 1
-                                    and message.get("method") != "initialize"):
+                            # Our session refused (the server ended it, or restarted): once, a new one and again.
+                            renewable = bool(session) and attempt == 1 and message.get("method") != "initialize"
+                            if not (renewable and ex.response.status in (400, 404)):
                                 await self._answer(ex, request_id)
                                 break
+                            body = await ex.read(ERROR_BODY_BYTES)
+                            if not session_rejected(ex.response.status, body):
+                                raise self._refusal(ex.response, body)
                     await self._renew_session(session)
                 if slot is not None and not slot.done.is_set():
                     slot.reject(ProtocolViolation(f"{self.where()} ended its answer without a reply"))

@@ -184,12 +184,13 @@ def test_nested_marks_and_values() -> None:
     assert param_headers(marks, {"n": None}) == {}
 
 
-async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_through(serve: Any,
-                                                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize("status", [404, 400], ids=["404 (the spec)", "400 (as server-everything answers)"])
+async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_through(serve: Any, tmp_path: Path,
+                                                                                     status: int) -> None:
     path = tmp_path / "old.jsonl"
     url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", "legacy", "--journal", str(path),
-                "--page-size", "10")
-    async with Aggregator(config_of([ServerSpec("old", "", url=url)])) as tools:
+                "--page-size", "10", "--unknown-session", str(status))
+    async with Aggregator(config_of([ServerSpec("old", "", url=url, protocol_version="2025-11-25")])) as tools:
         await tools.refresh()
         first = next(e["session"] for e in journal(path) if e["kind"] == "session-started")
         ended = urllib.request.Request(url, method="DELETE", headers={"Mcp-Session-Id": first})
@@ -199,7 +200,24 @@ async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_thr
         assert not result.get("isError") and "n-1" in json.dumps(result)
     seen = journal(path)
     assert len([e for e in seen if e["kind"] == "session-started"]) == 2
-    assert [e["status"] for e in seen if e["kind"] == "out" and e.get("status") == 404] == [404]
+    assert [e["status"] for e in seen if e["kind"] == "out" and e.get("status", 200) >= 400] == [status]
+
+
+@pytest.mark.parametrize("status, body, rejected", [
+    (404, b"", True),
+    (400, b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}',
+     True),
+    (400, b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Invalid or expired session"},"id":1}', True),
+    (400, b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: no MCP-Protocol-Version header"}}',
+     False),
+    (400, b"Bad Request: unknown session", True),  # said in plain text
+    (400, b"", False),
+    (500, b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"Session not found"}}', False),
+])
+def test_a_session_is_taken_as_rejected_on_404_or_a_400_that_says_so(status: int, body: bytes,
+                                                                     rejected: bool) -> None:
+    from solution.http_client import session_rejected
+    assert session_rejected(status, body) is rejected
 
 
 async def journalled(path: Path, kind: str, count: int = 1) -> List[Dict[str, Any]]:

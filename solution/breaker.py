@@ -34,9 +34,13 @@ class Breaker:
         if count < self.threshold:
             self._failures[alias] = count
             return False
+        self.pause(alias)
+        return True
+
+    def pause(self, alias: str) -> None:
+        """Open the breaker now, for the cool-down (a server lost beyond a reconnect)."""
         self._failures.pop(alias, None)
         self._until[alias] = self.clock() + self.cool_down
-        return True
 
     def paused_for(self, alias: str) -> Optional[float]:
         """Seconds of the pause still to run, or None when the server may be tried."""

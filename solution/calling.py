@@ -9,13 +9,15 @@ own (`toolTimeouts` in the config: a thirty-second report and a cache lookup
 should not share one). Timeouts and lost servers are counted per server; after
 `Breaker.threshold` in a row the server is paused (offline, with the time it
 will be tried again) so the model stops paying a timeout on every turn; the
-first call after the pause reconnects it.
+first call after the pause reconnects it. A server lost under a task whose one
+reconnect failed is paused the same way, and so is one whose reconnect after
+a pause fails.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from .breaker import Breaker
 from .config import Config
@@ -52,6 +54,7 @@ class ToolCalls:
     audit: AuditLog
     breaker: Breaker
     retired: Dict[str, str]
+    pauses: Dict[str, str]  # alias -> why it is paused, to follow "paused" (for the refusals meanwhile)
     task_book: TaskBook  # tasks not finished yet, for a resume after a reconnect
     on_task_status: Optional[StatusHandler]  # where a task's status lines go (the CLI shows them)
     guidance = ""  # the plain table needs no explaining (agent.ToolProvider)
@@ -100,9 +103,11 @@ class ToolCalls:
             left = self.breaker.paused_for(alias)
             if left is not None:
                 return "not sent", not_sent("server paused", (
-                    f"Server '{alias}' is paused after failing {self.breaker.threshold} times in a row; "
+                    f"Server '{alias}' is paused {self.pauses.get(alias, '')}; "
                     f"it will be tried again in {left:.0f} s. Continue without it for now."))
-            await self.attach(alias)  # the pause is over: reconnect, then call as usual
+            names = [name for name, holder in self.retired.items() if holder == alias]
+            if not await self.attach(alias):  # the pause is over: reconnect, then call as usual
+                self._retire(alias, names, f"after its reconnect failed ({self.offline[alias]})")
             entry = self.entries.get(model_name)
         if entry is None:
             return "not sent", not_sent("unknown tool", self._unknown(model_name))
@@ -150,20 +155,33 @@ class ToolCalls:
 
     async def _reconnect(self, alias: str) -> Optional[StdioClient]:
         """The server went away while a task ran: start it again (once) so the
-        task can be asked about; None if it does not come back."""
+        task can be asked about; None if it does not come back, and then it is
+        paused as the breaker pauses it, to be tried again after the cool-down."""
+        names = self._names_of(alias)
         await self.detach(alias)
         if not await self.attach(alias):
+            self._retire(alias, names, f"after it was lost under a task and could not be reconnected "
+                                       f"({self.offline[alias]})")
             return None
         return self.connections[alias].client
 
     async def _pause(self, alias: str, why: str) -> None:
         """Take a failing server out of the table until its cool-down is over."""
-        names = [name for name, entry in self.entries.items() if entry.alias == alias]
+        names = self._names_of(alias)
         await self.detach(alias)
+        self._retire(alias, names, f"after failing {self.breaker.threshold} times in a row (last: {why})")
+
+    def _names_of(self, alias: str) -> List[str]:
+        return [name for name, entry in self.entries.items() if entry.alias == alias]
+
+    def _retire(self, alias: str, names: List[str], why: str) -> None:
+        """Out of the table for the breaker's cool-down: its tools' names are kept, so
+        the first call to one after the pause reconnects the server (`_call`)."""
+        self.breaker.pause(alias)
         self.retired.update({name: alias for name in names})
+        self.pauses[alias] = why
         retry = time.strftime("%H:%M:%S", time.localtime(time.time() + self.breaker.cool_down))
-        self.offline[alias] = (f"paused after failing {self.breaker.threshold} times in a row (last: {why}); "
-                               f"it will be tried again from {retry}")
+        self.offline[alias] = f"paused {why}; it will be tried again from {retry}"
 
     def route(self, model_name: str, arguments: Any) -> Optional[ToolEntry]:
         """The entry a call went to (for transcripts); None if it went nowhere."""

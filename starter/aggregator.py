@@ -78,6 +78,7 @@ class Aggregator(ToolCalls):
         self.connector = Connector(self.list_changed, request_timeout=request_timeout, close_grace=close_grace)
         self.breaker = Breaker()
         self.retired: Dict[str, str] = {}  # model name -> alias, for the tools of a paused server
+        self.pauses: Dict[str, str] = {}  # alias -> why it is paused
         self.connections: Dict[str, Connection] = {}
         self.offline: Dict[str, str] = {}  # alias -> why it is not available
         self.entries: Dict[str, ToolEntry] = {}  # model-facing name -> entry
@@ -206,7 +207,7 @@ class Aggregator(ToolCalls):
         (paused servers too: a refresh is the user asking to try again)."""
         await self.aclose()
         self.breaker.reset()
-        self.retired = {}
+        self.retired, self.pauses = {}, {}
         found: Dict[str, Connection] = {}
         offline: Dict[str, str] = {}
         # >>> exercise 4 (item 8): one broken server must not sink the others

@@ -196,6 +196,45 @@ async def test_a_task_the_restarted_server_forgot_is_reported_plainly(fixture: A
     assert asked_again and late
 
 
+async def test_a_server_lost_under_a_task_whose_reconnect_failed_is_tried_again_after_the_cool_down(
+        fixture: Any) -> None:
+    """As a server the breaker paused: offline with the time it will be tried again,
+    calls refused at once meanwhile, and the first call after the cool-down reconnects it."""
+    from solution.breaker import Breaker
+    server = tickets(fixture, "current", "--task-steps", "400")
+    statuses: List[TaskState] = []
+    now = [0.0]
+    async with Aggregator(config_of([server.spec])) as tools:
+        await tools.refresh()
+        good = tools.config
+        broken = dataclasses.replace(server.spec, args=(*server.spec.args, "--fail", "exit-at-start"))
+
+        def on_status(alias: str, state: TaskState) -> None:
+            statuses.append(state)
+            if len(statuses) == 2:  # the task is running: the server dies, and will not start again
+                tools.config = config_of([broken])
+                os.kill(server.pid, signal.SIGKILL)
+        tools.on_task_status = on_status
+        tools.breaker = Breaker(clock=lambda: now[0])
+        with anyio.fail_after(60):
+            lost = await tools.call(EXPORT, {"format": "csv"})
+        assert lost["isError"] and "Its id is kept" in text(lost)
+        assert "will be tried again from" in tools.offline["tickets"]
+        meanwhile = await tools.call("mcp__tickets__search", {"query": "login"})
+        assert meanwhile["isError"] and "will be tried again in 30 s" in text(meanwhile)
+        assert len(events(server, "start")) == 2  # refused at once: nothing was started for it
+        now[0] += 30.0  # the cool-down is over: the next call tries, fails, and pauses it again
+        await tools.call("mcp__tickets__search", {"query": "login"})
+        again = await tools.call("mcp__tickets__search", {"query": "login"})
+        assert "paused after its reconnect failed" in text(again) and len(events(server, "start")) == 3
+        tools.config = good  # the server can start again
+        now[0] += 30.0
+        back = await tools.call("mcp__tickets__search", {"query": "login"})
+        assert not back.get("isError"), back
+        assert tools.offline == {}
+    assert [s["fail"] for s in events(server, "start")] == [None, "exit-at-start", "exit-at-start", None]
+
+
 async def test_polling_waits_the_interval_the_server_suggests(fixture: Any) -> None:
     server = tickets(fixture, "current", "--task-poll-ms", "300", "--task-steps", "6", "--task-gap", "0.1")
     result = await call(server, {"format": "csv"})

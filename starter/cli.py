@@ -284,7 +284,9 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
         if options.command == "tasks":
             return await resume_tasks(tools, options.json)
         if options.command == "call":
-            result = await tools.call(options.name, options.arguments, via="cli")
+            # Progress as `ask` shows it, on stderr: stdout is the result's alone.
+            result = await tools.call(options.name, options.arguments, via="cli",
+                                      on_progress=None if options.json else ProgressBar(sys.stderr))
             print(json_text(result, indent=2) if options.json
                   else "\n".join(shown(line) for line in result_text(result).splitlines()))
             return 1 if result.get("isError") else 0

@@ -103,3 +103,19 @@ def test_common_options_work_before_the_subcommand_as_after_it(tmp_path: Path) -
 def test_the_servers_table_keeps_the_configs_order() -> None:
     done = run("tools", "--json")
     assert list(json.loads(done.stdout)["servers"]) == ["notes", "tickets", "archive"]
+
+
+def test_call_asks_for_progress_and_shows_it_on_stderr(tmp_path: Path) -> None:
+    """As `ask` does, with stdout kept for the result alone."""
+    journal = tmp_path / "tickets.jsonl"
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"tickets": {"command": sys.executable, "args": [
+        str(ROOT / "servers" / "tickets.py"), "--journal", str(journal)]}}}))
+    done = run("call", "--yes", "--config", str(config), "--audit", "", "mcp__tickets__rebuild_index", "{}")
+    assert done.returncode == 0, done.stderr
+    shown = [line for line in done.stderr.splitlines() if line.strip().startswith("progress")]
+    assert shown and shown[-1].strip().startswith("progress [####################] 5/5"), done.stderr
+    assert "progress" not in done.stdout and "tickets" in done.stdout
+    (call,) = [json.loads(line)["msg"] for line in journal.read_text().splitlines()
+               if '"tools/call"' in line and '"in"' in line]
+    assert "progressToken" in call["params"]["_meta"]

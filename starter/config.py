@@ -88,14 +88,25 @@ def check_alias(alias: str, where: str) -> None:
             "(no '__'), since the alias becomes part of every tool name the model sees")
 
 
+def check_unique(aliases: Sequence[str], where: str) -> None:
+    """Each alias once, ignoring case: `time` and `Time` would give model names that
+    differ only by case, which a model (or a person reading a transcript) mixes up."""
+    seen: Dict[str, str] = {}  # lower case (aliases are ASCII: check_alias) -> the alias as written
+    for alias in aliases:
+        other = seen.get(alias.lower())
+        if other == alias:
+            raise ConfigError(f"{where}: duplicate server alias {alias!r}")
+        if other is not None:
+            raise ConfigError(f"{where}: server alias {alias!r} differs from {other!r} only by case; "
+                              "aliases must be unique ignoring case")
+        seen[alias.lower()] = alias
+
+
 def config_of(servers: Sequence[ServerSpec], source: str = "<memory>") -> Config:
     """A config built in code, held to the same alias rules as a file."""
-    seen: Dict[str, ServerSpec] = {}
     for spec in servers:
         check_alias(spec.alias, source)
-        if spec.alias in seen:
-            raise ConfigError(f"{source}: duplicate server alias {spec.alias!r}")
-        seen[spec.alias] = spec
+    check_unique([spec.alias for spec in servers], source)
     return Config(tuple(servers), source)
 
 
@@ -210,6 +221,7 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
                                   url=url, headers=headers))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
+    check_unique([spec.alias for spec in servers], source)
     return Config(tuple(servers), source, tuple(warnings))
 
 

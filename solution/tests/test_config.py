@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -92,3 +93,18 @@ def test_a_server_may_set_its_own_timeout() -> None:
     for bad in ('"2"', "0", "-1", "true", "NaN", "Infinity", "1e309"):
         with pytest.raises(ConfigError, match="'timeout' must be a finite number of seconds above 0"):
             parse_config('{"mcpServers": {"s": {"command": "x", "timeout": %s}}}' % bad)
+
+
+def test_aliases_that_differ_only_by_case_are_an_error(tmp_path: Path) -> None:
+    """`time` and `Time` would give model names that differ only by case."""
+    text = json.dumps({"mcpServers": {"time": {"command": "a"}, "Time": {"command": "b"}}})
+    with pytest.raises(ConfigError, match="'Time' differs from 'time' only by case"):
+        parse_config(text)
+    with pytest.raises(ConfigError, match="only by case"):
+        config_of([ServerSpec("time", "x"), ServerSpec("TIME", "y")])
+    path = tmp_path / "servers.json"
+    path.write_text(text)
+    done = subprocess.run([sys.executable, "-m", "solution", "tools", "--config", str(path)], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "only by case" in done.stderr, done.stderr

@@ -264,7 +264,7 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
             except OSError as exc:  # a planted link or FIFO: refused before anything is called
                 print(f"error: cannot use the tasks file: {exc}", file=sys.stderr)
                 return 2
-            tools.on_task_status = TaskLines()
+            tools.on_task_status = TaskLines(terminal)  # never into an open prompt
         await tools.refresh()
         if not tools.connections:
             print("error: no server could be reached: " + "; ".join(

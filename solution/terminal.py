@@ -3,7 +3,8 @@
 Consent questions and servers' forms both read what the person types. Asked at
 once, their prompts interleave and the `y` typed for a form can approve a call.
 So every question takes the terminal for its whole length (`turn`), says who
-asks, and reads its lines only while it holds it. A read is abandoned, not
+asks, and reads its lines only while it holds it; a line from outside any
+question (a task's status, `note`) waits until the question has ended. A read is abandoned, not
 waited for, when the run is cancelled (Ctrl-C, SIGTERM, SIGHUP): the client
 ends at once, its servers closed, without waiting for an Enter.
 """
@@ -26,6 +27,7 @@ class Terminal:
         self.out = out
         self._lock: Optional[anyio.Lock] = None
         self.holder = ""  # who has the terminal now (for tests and messages)
+        self._notes: Dict[str, str] = {}  # what waits for the question to end: the latest per key
 
     @asynccontextmanager
     async def turn(self, who: str) -> AsyncIterator["Terminal"]:
@@ -38,6 +40,9 @@ class Terminal:
                 yield self
             finally:
                 self.holder = ""
+                notes, self._notes = self._notes, {}
+                for text in notes.values():
+                    self.say(text)
 
     async def read(self, prompt: str) -> str:
         """One line typed by the person; only inside a `turn`."""
@@ -69,3 +74,13 @@ class Terminal:
     def say(self, text: str) -> None:
         self.out.write(text)
         self.out.flush()
+
+    def note(self, key: str, text: str) -> None:
+        """A line outside any question (a task's status): shown now, or while a question
+        holds the terminal after it ends, so it never lands inside a prompt. Of several
+        notes with one key meanwhile, the latest is shown."""
+        if not self.holder:
+            self.say(text)
+            return
+        self._notes.pop(key, None)  # in the order they last changed
+        self._notes[key] = text

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import Any, Callable, Dict, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import anyio
 
@@ -162,12 +162,12 @@ def terminal_elicitor(terminal: Terminal) -> Optional[Elicitor]:
 
 
 class TaskLines:
-    """A task's status as lines on stderr: one when the status or its message
-    changes, at most `per_second` a second (the last state is never lost
+    """A task's status as lines on the terminal (stderr): one when the status or its
+    message changes, at most `per_second` a second (the last state is never lost
     for long: a change of status is always shown)."""
 
-    def __init__(self, out: TextIO = sys.stderr, per_second: float = 2.0) -> None:
-        self.out = out
+    def __init__(self, terminal: Optional[Terminal] = None, per_second: float = 2.0) -> None:
+        self.terminal = terminal or Terminal()
         self.gap = 1.0 / per_second
         self.last: Dict[str, Tuple[str, str, float]] = {}
 
@@ -180,5 +180,5 @@ class TaskLines:
             return
         self.last[state.task_id] = (state.status, state.message, now)
         message = f": {shown(state.message, 100)}" if state.message else ""
-        self.out.write(f"  task {shown(state.task_id, 12)} on {alias}: {state.status}{message}\n")
-        self.out.flush()
+        # Through the terminal: never into an open form or consent prompt (it waits for the answer).
+        self.terminal.note(state.task_id, f"  task {shown(state.task_id, 12)} on {alias}: {state.status}{message}\n")

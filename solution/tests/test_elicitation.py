@@ -4,6 +4,7 @@ refused, how answers are checked, and how a terminal reads them."""
 from __future__ import annotations
 
 import io
+import math
 from typing import Any, Dict, List
 
 import anyio
@@ -105,12 +106,33 @@ async def test_typing_decline_at_any_prompt_declines() -> None:
 
 def test_task_lines_show_changes_once() -> None:
     out = io.StringIO()
-    lines = TaskLines(out)
+    lines = TaskLines(Terminal(out=out))
     for status, message in [("working", "a"), ("working", "a"), ("input_required", "q"), ("completed", "")]:
         lines("tickets", TaskState("t1", status, message))
     shown = out.getvalue().splitlines()
     assert [line.split(": ")[1] if ": " in line else line for line in shown][0].startswith("working")
     assert len(shown) == 3 and "completed" in shown[-1]
+
+
+@pytest.mark.anyio
+async def test_a_status_line_waits_until_the_open_question_is_answered() -> None:
+    """The terminal has one owner: a task's status line never lands inside a prompt;
+    it follows the question, the latest state of each task once."""
+    out = io.StringIO()
+    terminal = Terminal(lambda prompt: "", out)
+    lines = TaskLines(terminal, per_second=math.inf)  # every change is a line: the clock decides nothing
+    lines("tickets", TaskState("t1", "working", "batch 1"))
+    async with terminal.turn("server tickets"):
+        terminal.say("  Format (choice) > ")
+        for n in (2, 3):
+            lines("tickets", TaskState("t1", "working", f"batch {n}"))
+        lines("tickets", TaskState("t2", "input_required", "asking"))
+        assert out.getvalue().endswith("  Format (choice) > ")  # nothing inside the prompt
+        terminal.say("csv\n")
+    shown = out.getvalue().splitlines()
+    assert [line.split(": ", 1)[1] for line in shown if line.startswith("  task")] == \
+        ["working: batch 1", "working: batch 3", "input_required: asking"]
+    assert shown.index("  Format (choice) > csv") < shown.index("  task t2 on tickets: input_required: asking")
 
 
 @pytest.mark.anyio

@@ -163,10 +163,13 @@ class Exchange:
 
     async def _next(self) -> object:
         assert self._stream is not None
+        closed = False
         while True:
             try:
                 event = self._h11.next_event()
             except h11.RemoteProtocolError as exc:
+                if closed:  # h11's words for it ("incomplete chunked read") say nothing to a user
+                    raise HttpFailure("the server closed the connection before its answer was complete") from None
                 raise HttpFailure(f"the server broke HTTP/1.1 ({exc})") from None
             if event is not h11.NEED_DATA:
                 return event
@@ -174,6 +177,7 @@ class Exchange:
                 data = await self._stream.receive(READ_BYTES)
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 data = b""  # h11 decides whether the body was complete
+            closed = not data
             self._h11.receive_data(data)
 
     async def aclose(self) -> None:

@@ -310,3 +310,44 @@ async def test_the_sdk_client_in_either_mode_uses_the_default_fixture_over_http(
             result = await client.call_tool("search", {"query": "paging"})
     assert "search" in [tool.name for tool in listed.tools]
     assert not result.is_error and "n-1" in str(result.content)
+
+
+def cut_short(framing: str) -> type:
+    """A server killed mid-answer: the headers and part of the body, then the connection closes."""
+    class Cut(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            part = b'{"jsonrpc": "2.0", "id": '
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            if framing == "chunked":
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.wfile.write(b"%x\r\n" % 200 + part)  # a chunk of 200 bytes, cut
+            else:
+                self.send_header("Content-Length", "200")
+                self.end_headers()
+                self.wfile.write(part)
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+    return Cut
+
+
+@pytest.mark.parametrize("framing", ["chunked", "content-length"])
+async def test_an_answer_cut_short_is_said_in_words(framing: str) -> None:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), cut_short(framing))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
+        async with Aggregator(config_of([ServerSpec("cut", "", url=url, protocol_version="2025-11-25")])) as tools:
+            await tools.refresh()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    why = tools.offline["cut"]
+    assert "the server closed the connection before its answer was complete" in why, why
+    assert "HTTP/1.1" not in why and "incomplete" not in why

@@ -4,6 +4,7 @@ server, and `tasks` asks again about what an interrupted run left behind."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -16,6 +17,9 @@ import pytest
 from solution.tests.conftest import ROOT
 
 EXPORT = "mcp__tickets__export_tickets"
+# Run from another directory, `-m solution` must still be this checkout's, not whichever one is installed.
+THIS_CHECKOUT = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 
 def config(tmp_path: Path, *extra: str) -> Path:
@@ -38,7 +42,7 @@ def received(tmp_path: Path, method: str) -> List[Dict[str, Any]]:
 def test_call_shows_task_status_lines_and_ends_with_the_result(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "solution", "call", "--yes", "--config", str(config(tmp_path)),
                            "--tasks-file", str(tmp_path / "tasks.json"), EXPORT, '{"format": "json"}'],
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path, env=THIS_CHECKOUT)
     assert done.returncode == 0, done.stderr
     assert "Exported 3 tickets as JSON" in done.stdout
     lines = [line for line in done.stderr.splitlines() if line.strip().startswith("task ")]
@@ -65,7 +69,8 @@ def test_a_signal_cancels_the_task_on_the_server_before_exiting(tmp_path: Path, 
     cfg = config(tmp_path, *steps) if transport == "stdio" else http_config(tmp_path, serve, *steps)
     process = subprocess.Popen([sys.executable, "-m", "solution", "call", "--yes", "--config", str(cfg),
                                 "--tasks-file", str(tmp_path / "tasks.json"), EXPORT, '{"format": "csv"}'],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               env=THIS_CHECKOUT)
     try:
         assert process.stderr is not None
         deadline = time.monotonic() + 60
@@ -93,7 +98,8 @@ def test_tasks_asks_again_about_an_unfinished_task_and_reports_a_forgotten_one(t
     book.write_text(json.dumps([{"alias": "tickets", "tool": "export_tickets", "task_id": "gone-123",
                                  "era": "current"}]))
     done = subprocess.run([sys.executable, "-m", "solution", "tasks", "--config", str(config(tmp_path)),
-                           "--tasks-file", str(book)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+                           "--tasks-file", str(book)], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env=THIS_CHECKOUT)
     assert done.returncode == 1
     assert "no longer knows task gone-123" in done.stdout
     assert [m["params"]["taskId"] for m in received(tmp_path, "tasks/get")] == ["gone-123"]

@@ -290,7 +290,9 @@ async def test_one_fixture_url_answers_both_eras_side_by_side(serve: Any, tmp_pa
         assert tools.offline == {}
         assert {a: c.info.era for a, c in tools.connections.items()} == {"new": "current", "old": "legacy"}
         for alias in ("new", "old"):
-            result = await tools.call(tools.find(alias, "search").model_name, {"query": "paging"})  # type: ignore[union-attr]
+            entry = tools.find(alias, "search")
+            assert entry is not None
+            result = await tools.call(entry.model_name, {"query": "paging"})
             assert not result.get("isError") and "n-1" in json.dumps(result), result
     seen = journal(path)
     assert [e for e in seen if e["kind"] == "out" and e.get("status", 200) >= 400] == []

@@ -83,6 +83,9 @@ def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
         client._on_progress(params)
     after = anyio.current_time()
     noted = []
+    strays = [token for token in client._progress_at if token not in client._progress]
+    if strays:  # a time kept for a token no request has: the table only ever grows
+        noted.append(f"noted a time for {len(strays)} token(s) no request had")
     for token in case["tokens"]:
         at = client._progress_at.get(token)
         if at is None:
@@ -215,7 +218,8 @@ CONTRACTS = (
                edges=({"annotations": {"readOnlyHint": True}, "trusted": True},
                       {"annotations": ABSENT, "trusted": True}, {"annotations": {"readOnlyHint": 1}, "trusted": True},
                       {"annotations": {"readOnlyHint": "true"}, "trusted": True},
-                      {"annotations": None, "trusted": True}, {"annotations": {"readOnlyHint": None}, "trusted": True}),
+                      {"annotations": None, "trusted": True}, {"annotations": {"readOnlyHint": None}, "trusted": True},
+                      {"annotations": {"readonlyhint": True}, "trusted": True}),
                inputs=lambda st: consent_cases(st, True), count=60),
         Clause("E1.2", "must ask for every tool of an untrusted server, whatever its annotations claim",
                "lab rule: an untrusted server's claims count for nothing", asks, show_consent,
@@ -238,7 +242,9 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "message": "half"}]},
                       {"tokens": [1, 0], "reports": [{"progressToken": True, "progress": 1}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": [1], "progress": 1}]},
-                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": "4"}]}),
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": "4"}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": float("inf")}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": float("-inf")}]}),
                inputs=reports, count=150),
         Clause("E3.2", "must note when a report came, on the event loop's clock (anyio.current_time()) that "
                        "the request's wait compares it with, for a real report only: a malformed one (no "
@@ -246,6 +252,7 @@ CONTRACTS = (
                "lab rule: a progress report extends the timeout; another clock, or a report that is none, "
                "would hold the request open for ever", progress_clock, show_progress,
                edges=({"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 9, "progress": 1}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": "still alive"}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 2, "message": "no progress"}]}),
                inputs=reports, count=100),
@@ -257,12 +264,16 @@ CONTRACTS = (
                edges=({"query": "ticket", "limit": 9, "tools": [
                    {"name": "read_note", "title": "Read a note", "description": "by id"},
                    {"name": "open_ticket", "title": "", "description": ""}]},
-                   {"query": "", "limit": 9, "tools": [{"name": "a", "title": "a", "description": "a"}]}),
+                   {"query": "", "limit": 9, "tools": [{"name": "a", "title": "a", "description": "a"}]},
+                   {"query": "note", "limit": 9, "tools": [{"name": "note", "title": None, "description": None}]}),
                inputs=lambda st: catalogues(st, False), count=120),
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
                        "description, best first, and keep the catalogue's order among equal scores",
                "lab rule (guide section 11.4)", ranked, show_rank,
-               edges=({"query": "note search", "limit": 9, "tools": [
+               edges=({"query": "note note search", "limit": 9, "tools": [
+                   {"name": "read_note", "title": "", "description": ""},
+                   {"name": "search", "title": "", "description": ""}]},
+                   {"query": "note search", "limit": 9, "tools": [
                    {"name": "list_tags", "title": "", "description": "note search"},
                    {"name": "search", "title": "note", "description": ""},
                    {"name": "search_note", "title": "", "description": ""}]},),
@@ -276,7 +287,8 @@ CONTRACTS = (
         Clause("E5.1", "must give the program nothing (None) for an error result, even one carrying "
                        "structuredContent",
                "MCP: an isError result is the tool's failure; no schema vouches for its data", data, show_data,
-               edges=(case_of("with outputSchema", isError=True, structuredContent={"id": "n-9"}),),
+               edges=(case_of("with outputSchema", isError=True, structuredContent={"id": "n-9"}),
+                      case_of("with outputSchema", isError=1, structuredContent={"id": "n-9"})),
                inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [True]), count=30),
         Clause("E5.2", "must give None, and not raise, when there is no entry (a call that reached no "
                        "known tool)",
@@ -291,7 +303,8 @@ CONTRACTS = (
                edges=(case_of("with outputSchema", isError=False, structuredContent={"id": "n-1"}),
                       case_of("with outputSchema", isError=ABSENT, structuredContent={}),
                       case_of("without outputSchema", isError=False, structuredContent=[1, 2]),
-                      case_of("with outputSchema", isError=False, structuredContent=0)),
+                      case_of("with outputSchema", isError=False, structuredContent=0),
+                      {"entry": "without outputSchema", "result": {"content": [{"type": "text", "text": '{"n": 3}'}]}}),
                inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [False, ABSENT]),
                count=60),
     )),

@@ -62,7 +62,8 @@ CONTRACTS = (Contract("E9", "EventStream._line", (
     Clause("E9.2", "must take a field's value as all after the first ':', less one space if one follows "
                    "it, and read a line with no ':' as a field with an empty value",
            "WHATWG event stream format", stream_of, show,
-           edges=(["data:  two spaces", ""], ["data:x:y", ""], ["data", ""], ["event:ping", "data: 1", ""]),
+           edges=(["data:  two spaces", ""], ["data:x:y", ""], ["data", ""], ["event:ping", "data: 1", ""],
+                  ["data:\tx", ""], ["event: Message", "data: 1", ""]),
            inputs=lambda st: lines_of(st, ["data", "event", "id"]), count=150),
     Clause("E9.3", "must set retry only from a value made of ASCII digits and ignore any other (\"²\", "
                    "\"1.5\", \"-1\", \"\", \"soon\"), never raising",

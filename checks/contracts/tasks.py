@@ -34,8 +34,9 @@ def ending(package: Target, case: Dict[str, Any]) -> Told:
     facts = ["isError true" if out.get("isError") is True else "no isError true"]
     error = case.get("error")
     if case["status"] == "failed" and isinstance(error, dict):
-        facts.append(("naming" if str(error["code"]) in text else "not naming") + " the error's code")
-        if error["message"]:
+        if isinstance(error.get("code"), int):
+            facts.append(("naming" if str(error["code"]) in text else "not naming") + " the error's code")
+        if isinstance(error.get("message"), str) and error["message"]:
             facts.append(("naming" if error["message"] in text else "not naming") + " its message")
     elif case.get("message"):
         facts.append(("naming" if case["message"] in text else "not naming") + " the statusMessage")
@@ -188,12 +189,14 @@ CONTRACTS = (
                        "server sent no error object",
                "MCP tasks: a failed task carries the JSON-RPC error", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
-                      task("failed", message="ran out of time"), task("failed")),
+                      task("failed", message="ran out of time"), task("failed"),
+                      task("failed", error={"message": "boom"})),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
                        "cancelled, with the statusMessage, whoever cancelled it",
                "MCP tasks: cancelled is a terminal status, and a server may cancel on its own",
-               ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled")),
+               ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled"),
+                                         task("cancelled", message="cancelled by the server")),
                inputs=lambda st: snapshots(st, ["cancelled"]), count=30),
         Clause("E6.4", "must return None (keep waiting) while the task is working or input_required, "
                        "whatever else the snapshot carries",
@@ -231,7 +234,7 @@ CONTRACTS = (
                "MCP elicitation, form mode: only flat primitive fields", refused, show_field,
                edges=(field("x", {"type": "object", "properties": {}}), field("x", {}), field("x", None),
                       field("x", {"enum": ["a", "b"]}), field("x", {"type": "string", "format": "ipv4"}),
-                      field("x", True),
+                      field("x", True), field("x", {"type": "string", "format": "Email"}),
                       field("x", {"type": "uuid"}), field("x", {"type": "string", "format": "password"}),
                       field("x", {"type": "array"}), field("x", {"type": "array", "items": {"type": "string"}}),
                       field("x", "string"), field("x", {"type": ["string", "null"]})),
@@ -242,7 +245,8 @@ CONTRACTS = (
                edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
                       field("note", {"type": "string", "title": "API key"}),
                       field("note", {"type": "string", "title": "Password"}),
-                      field("note", {"type": "string", "description": "your token"})),
+                      field("note", {"type": "string", "description": "your token"}),
+                      field("code", {"type": "string", "title": "Enter your PIN"})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

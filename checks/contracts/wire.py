@@ -189,6 +189,8 @@ def failing_scripts(st: Any) -> Any:
 
 
 FAILING = {"pages": [page(["read_note", "search"], "p2"), page([], ABSENT, fails=True)], "max_pages": 5}
+TWICE = {"pages": [page(["read", "search"], "p2"), page(["read"], ABSENT)], "max_pages": 5}  # a server's own repeat
+ODD_CURSOR = {"pages": [page(["read"], 7), page(["search"], ABSENT)], "max_pages": 5}  # not a string: sent back as is
 PAGED = {"pages": [page(["read_note", "search"], "p2"), page([], ""), page(["add_note"], ABSENT)], "max_pages": 5}
 NULL_END = {"pages": [page(["read_note"], "p2"), page(["search"], None)], "max_pages": 5}
 ENDLESS = {"pages": [page(["again"], "same")] * 6, "max_pages": 3}
@@ -199,7 +201,8 @@ CONTRACTS = (
                       "is ({}, null, 0, false, \"\", [])",
                "JSON-RPC 2.0: a reply with 'result' is a success; the lab tests for the key", outcome,
                show_reply, edges=({"result": {}}, {"result": None}, {"result": 0}, {"result": False},
-                                  {"result": ""}, {"result": []}, {"result": {"tools": []}}),
+                                  {"result": ""}, {"result": []}, {"result": {"tools": []}},
+                                  {"result": {"content": [], "isError": True}}),
                inputs=results, count=60),
         Clause("1.2", "must reject the waiting request at once with McpError carrying the server's code, "
                       "message and data, for an 'error' member of any shape (McpError.from_reply reads "
@@ -209,7 +212,9 @@ CONTRACTS = (
                       {"error": {"code": -32602, "message": "bad", "data": {"field": "id"}}},
                       {"error": {"code": 0, "message": ""}}, {"error": None}, {"error": "boom"},
                       {"error": {"message": "no code"}}, {"error": {"code": True, "message": "x"}},
-                      {"error": {"code": "-32601", "message": "x"}}, {"error": {}}),
+                      {"error": {"code": "-32601", "message": "x"}}, {"error": {}},
+                      {"error": {"code": -32602, "message": "Unknown tool 'x'\n"}},
+                      {"error": {"code": -32603, "message": " indented, " + "and long " * 25}}),
                inputs=errors, count=80),
         Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation",
                "JSON-RPC 2.0: a response has exactly one of the two", outcome, show_reply,
@@ -220,7 +225,7 @@ CONTRACTS = (
                       "previous page's nextCursor exactly as it came (\"\", NUL, quotes and all), and "
                       "never a cursor the server did not give (no \"cursor\": null)",
                "MCP pagination: cursors are opaque strings, sent back unchanged", cursors, show_pages,
-               edges=(PAGED, NULL_END, ENDLESS), inputs=scripts),
+               edges=(PAGED, NULL_END, ENDLESS, ODD_CURSOR), inputs=scripts),
         Clause("2.2", "must ask for pages until one comes whose nextCursor is absent or null, and no "
                       "further: a short page, an empty page or a cursor of \"\" does not end the list",
                "MCP pagination: only a missing nextCursor ends the results; the lab reads null as missing",
@@ -228,7 +233,7 @@ CONTRACTS = (
         Clause("2.3", "must return every tool of every page, in the order the pages gave them, and "
                       "raise ProtocolViolation after max_pages requests when the server has not ended",
                "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,
-               edges=(PAGED, NULL_END, ENDLESS), inputs=scripts, raises=("ProtocolViolation",)),
+               edges=(PAGED, NULL_END, ENDLESS, TWICE), inputs=scripts, raises=("ProtocolViolation",)),
         Clause("2.4", "must let a page that fails (an error reply, a timeout) fail the whole listing: never "
                       "return the tools of the pages before it as if they were all",
                "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,

@@ -54,6 +54,7 @@ from urllib.parse import urlsplit
 
 from servers.core import error_reply, parse_request
 from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
+from servers.oauth_guard import guarded
 from servers.rpc import RpcError
 from servers.stdio import StdioShell
 
@@ -480,7 +481,7 @@ def handler_for(shell: HttpShell) -> type:
 def run_server(shell: HttpShell, port: int) -> int:
     """Serve until killed (a fixture over HTTP has no stdin to end it)."""
     shell.record_start()
-    httpd = ThreadingHTTPServer(("127.0.0.1", port), handler_for(shell))
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), guarded(handler_for(shell), shell))  # --auth: OAuth first
     httpd.daemon_threads = True
     url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
     shell.journal.record("listening", url=url)  # how a judge that asked for port 0 learns the port

@@ -64,6 +64,15 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
                         help="with --http: how a request carrying an Mcp-Session-Id the server does not know "
                              "is refused: 404 (the spec's) or 400 'Bad Request: No valid session ID provided' "
                              "(as @modelcontextprotocol/server-everything answers)")
+    parser.add_argument("--auth", nargs="?", const="ask", choices=("ask", "auto"), default=None,
+                        help="with --http: put a small OAuth 2.1 authorization server in front (same port): "
+                             "ask shows a page to approve each sign-in (the default), auto approves at "
+                             "once with a redirect (for tests)")
+    parser.add_argument("--token-ttl", type=float, default=3600.0, metavar="S",
+                        help="with --auth: seconds an access token lasts (default 3600)")
+    parser.add_argument("--auth-client", action="append", default=[], metavar="ID=SECRET",
+                        help="with --auth: a pre-registered confidential client (client_credentials "
+                             "too); repeatable")
     parser.add_argument("--page-size", type=int, default=None, metavar="N",
                         help="hand out N tools per page instead of the server's own number")
     parser.add_argument("--list-ttl-ms", type=int, default=0, metavar="MS",

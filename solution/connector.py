@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from anyio.abc import TaskGroup
 
@@ -28,14 +28,19 @@ from .list_cache import CachedLister, Key, ListCache, list_key
 from .protocol import LEGACY_VERSION, PROTOCOL_VERSION
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 
+if TYPE_CHECKING:  # a config without remote servers never loads the OAuth parts either
+    from .oauth import OAuthSettings
+
 ERAS = {PROTOCOL_VERSION: "current", LEGACY_VERSION: "legacy"}
 
 
-def client_for(spec: ServerSpec, *, request_timeout: float, close_grace: float) -> StdioClient:
-    """The client for a server's transport: a process over stdio, or a URL over HTTP."""
+def client_for(spec: ServerSpec, *, request_timeout: float, close_grace: float,
+               oauth: "Optional[OAuthSettings]" = None) -> StdioClient:
+    """The client for a server's transport: a process over stdio, or a URL over HTTP
+    (signing in as `oauth` allows, when the server asks)."""
     if spec.url is not None:
         from .http_client import HttpClient  # only a config with remote servers loads h11
-        return HttpClient(spec, request_timeout=request_timeout, close_grace=close_grace)
+        return HttpClient(spec, request_timeout=request_timeout, close_grace=close_grace, oauth=oauth)
     return StdioClient(spec, request_timeout=request_timeout, close_grace=close_grace)
 
 
@@ -59,6 +64,7 @@ class Connector:
         self.steps: Dict[str, str] = {}  # alias -> what its discovery is doing (or last did)
         self.elicitor: Optional[Elicitor] = None  # given to every client made from here on
         self.lists = ListCache()  # tools/list pages still fresh (ttlMs), for the next connect
+        self.oauth: "Optional[OAuthSettings]" = None  # how remote servers may be signed in to (None: never)
 
     async def connect(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient]) -> Connection:
         """Start one server, discover it and list all its tools. Every client
@@ -75,7 +81,7 @@ class Connector:
     async def _attempt(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient],
                        era: Optional[str]) -> Connection:
         timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
-        client = client_for(spec, request_timeout=timeout, close_grace=self.close_grace)
+        client = client_for(spec, request_timeout=timeout, close_grace=self.close_grace, oauth=self.oauth)
         client.elicitor = self.elicitor
         clients.append(client)  # from here on, its owner's close will end it
         alias = spec.alias

@@ -24,7 +24,9 @@ The eras differ in the transport (the spec's transports pages):
   server ended it or restarted: the handshake again, then the request again
   (once). Close sends DELETE.
 - Both: parameters marked `x-mcp-header` go out again as `Mcp-Param-*`
-  (`param_headers.py`).
+  (`param_headers.py`). Every exchange goes through `oauth_flow.authorized`,
+  which sends the access token when one is held and mends a 401 (or a 403 for
+  scope) by renewing or signing in, then sends again.
 
 Header values from the config are sent and never shown: messages name the
 server's URL without its query or a key in its path, a value that cannot be
@@ -46,6 +48,8 @@ from .config import ServerSpec
 from .errors import ClientError, McpError, ProtocolViolation, ServerGone
 from .http_wire import Exchange, HttpFailure, Response, Url
 from .jsonrpc import Json, Pending, RequestId, encode
+from .oauth import OAuthSettings
+from .oauth_flow import authorized, authorizer_for
 from .param_headers import Mirror, mirrors, param_headers
 from .protocol import PROTOCOL_VERSION
 from .sse import Event, EventStream, EventTooLarge
@@ -105,10 +109,13 @@ async def parsed(events: EventStream, chunk: bytes) -> List[Event]:
 
 class HttpClient(StdioClient):
     def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT,
-                 close_grace: float = CLOSE_GRACE) -> None:
+                 close_grace: float = CLOSE_GRACE, oauth: Optional[OAuthSettings] = None) -> None:
         super().__init__(spec, request_timeout=request_timeout, close_grace=close_grace)
         assert spec.url is not None
         self.url = Url.parse(spec.url)
+        # OAuth (oauth_flow.py): every exchange below goes through `authorized`, which sends
+        # the token and, on a 401 or a 403 for scope, signs in again and resends. None: no OAuth.
+        self.auth = authorizer_for(spec, oauth)
         self.session_id: Optional[str] = None  # handshake era, when the server gave one
         self._initialize: Optional[Pending] = None  # handshake era: the initialize request, once sent
         self._streams: Dict[RequestId, anyio.CancelScope] = {}
@@ -176,7 +183,7 @@ class HttpClient(StdioClient):
         with anyio.move_on_after(self.request_timeout):
             try:
                 async with self._message_slots, \
-                        Exchange(self.url, "POST", self._headers(message), encode(message)) as sent:
+                        authorized(self.auth, self.url, "POST", self._headers(message), encode(message)) as sent:
                     if sent.response.status >= 300:
                         raise ServerGone(f"{self.where()} refused a message with HTTP "
                                          f"{sent.response.status} {shown(sent.response.reason, 60)}")
@@ -215,7 +222,8 @@ class HttpClient(StdioClient):
                 for attempt in (1, 2):
                     async with self._request_slots:  # let go before a renewal: its initialize needs one
                         session = self.session_id
-                        async with Exchange(self.url, "POST", self._headers(message), encode(message)) as ex:
+                        async with authorized(self.auth, self.url, "POST", self._headers(message),
+                                              encode(message)) as ex:
                             if message.get("method") == "initialize" and ex.response.headers.get("mcp-session-id"):
                                 self.session_id = ex.response.headers["mcp-session-id"]
                             # Our session refused (the server ended it, or restarted): once, a new one and again.
@@ -283,7 +291,7 @@ class HttpClient(StdioClient):
                 raise ServerGone(f"{self.where()} ended the stream {MAX_RESUMES} times without the reply")
             await anyio.sleep((events.retry_ms if events.retry_ms is not None else DEFAULT_RETRY_MS) / 1000)
             headers = self._headers({}, body=False) + [("Last-Event-ID", events.last_id)]
-            async with Exchange(self.url, "GET", headers) as again:
+            async with authorized(self.auth, self.url, "GET", headers) as again:
                 if again.response.status >= 300 or again.response.content_type != "text/event-stream":
                     raise self._refusal(again.response, b"")
                 await self._read_events(again, events, request_id)
@@ -347,7 +355,7 @@ class HttpClient(StdioClient):
             if events.last_id is not None:
                 headers.append(("Last-Event-ID", events.last_id))
             try:
-                async with Exchange(self.url, "GET", headers) as ex:
+                async with authorized(self.auth, self.url, "GET", headers) as ex:
                     if ex.response.status >= 300 or ex.response.content_type != "text/event-stream":
                         return  # 405: the server offers none, which is allowed
                     await self._read_events(ex, events, None)
@@ -372,9 +380,10 @@ class HttpClient(StdioClient):
             if self.era == "legacy" and self.session_id:
                 with anyio.move_on_after(self.close_grace):
                     try:
-                        async with Exchange(self.url, "DELETE", self._headers({}, body=False)):
+                        async with authorized(self.auth, self.url, "DELETE", self._headers({}, body=False),
+                                              renew=False):
                             pass
-                    except HttpFailure:
+                    except (HttpFailure, ClientError):
                         pass
             self._reading = False
             self._pending.fail_all(ServerGone(f"{self.where()} was closed"))

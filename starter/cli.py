@@ -7,6 +7,7 @@
     python -m solution script FILE  # run a script against those stubs in the sandbox
     python -m solution ask "What do my notes say about timeouts?"
     python -m solution ask --code-mode "..."   # one script in the sandbox (codemode extra)
+    python -m solution login docs   # sign in to a remote server (OAuth); `logout docs` forgets it
     QUESTION="..." python -m solution
 
 Exit codes: 0 done, 1 the tool call or question failed, 2 bad input (config,
@@ -39,6 +40,7 @@ from .errors import AuditFailed, ConfigError, ModelApiError
 from .meta_tools import MetaTools, too_many
 from .model import result_text
 from .cli_options import DEFAULT_CONFIG, parse
+from .login import oauth_settings, sign_in_command
 from .models import choose_model
 from .needed import servers_needed
 from .process import guard_process_tree
@@ -238,6 +240,8 @@ def quiet_stdout() -> None:
 
 
 async def command(options: argparse.Namespace, config: Config, stop: Stop) -> int:
+    if options.command in ("login", "logout"):
+        return await sign_in_command(options, config)
     listing = options.command in ("tools", "stubs")  # nothing is called: no audit, no consent
     audit = AuditLog(Path(options.audit) if options.audit and not listing else None)
     try:
@@ -248,6 +252,7 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
     # `call` and `script` start only the servers they use (the name, the imports).
     config = servers_needed(config, options.command, getattr(options, "name", ""), getattr(options, "source", ""))
     async with Aggregator(config, request_timeout=options.timeout) as tools, stop.work():
+        tools.connector.oauth = oauth_settings(options)  # renewals only: a person signs in with `login`
         terminal = Terminal()  # consent questions and servers' forms take turns on it
         calls = options.command in ("call", "ask", "script")  # `tasks` only asks about old ones
         tools.consent = Consent(asker(options, terminal), {spec.alias: spec.trusted for spec in config.servers}) \

@@ -43,6 +43,9 @@ def common_options(defaults: bool) -> argparse.ArgumentParser:
     common.add_argument("--tasks-file", default=default(DEFAULT_TASKS), metavar="FILE",
                         help=f"keep the ids of unfinished tasks here for `tasks` (default {DEFAULT_TASKS}; "
                              "'' for none)")
+    common.add_argument("--tokens-file", default=default(None), metavar="FILE",
+                        help="where sign-ins to remote servers keep their tokens, readable only by you "
+                             "(default ~/.config/mcp-client-lab/tokens.json)")
     return common
 
 def parse(argv: List[str], prog: str) -> argparse.Namespace:
@@ -62,6 +65,10 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
                    help="show the typed Python stubs code mode builds from the tool schemas")
     sub.add_parser("tasks", parents=[common],
                    help="ask again about tasks an earlier run left unfinished, and show their results")
+    for name, what in (("login", "sign in to a remote server now (OAuth: a browser, or the address to open)"),
+                       ("logout", "forget a remote server's tokens, and tell its authorization server")):
+        sign = sub.add_parser(name, parents=[common], help=what)
+        sign.add_argument("alias", help="the server's alias in the config")
     ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")
     ask.add_argument("question")
     ask.add_argument("--max-steps", type=int, default=8)
@@ -76,7 +83,7 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
     if options.command is None:
         question = os.environ.get("QUESTION", "").strip()
         if not question:
-            parser.error("give a command (tools, call, ask) or set QUESTION")
+            parser.error("give a command (tools, call, ask, login, ...) or set QUESTION")
         options.command, options.question, options.max_steps = "ask", question, 8
         options.code_mode = os.environ.get("CODE_MODE", "") == "1"
     if options.command == "script":  # read before any server starts: a bad path costs nothing

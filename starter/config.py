@@ -27,7 +27,7 @@ from .redact import keep_secret, url_secrets
 ALIAS_PATTERN = re.compile(r"\A[A-Za-z0-9_-]{1,32}\Z")  # \Z: `$` would let a final "\n" in
 SERVER_KEYS = {"command", "args", "env", "cwd", "timeout", "trusted", "onDemand", "description",
                "progressResetsTimeout", "inheritEnv", "protocolVersion",
-               "toolTimeouts", "taskTimeout", "preferTasks", "url", "headers", "type"}
+               "toolTimeouts", "taskTimeout", "preferTasks", "url", "headers", "type", "oauth"}
 # Headers the HTTP transport sets itself: a config that set them would break the protocol.
 OWN_HEADERS = {"host", "content-type", "content-length", "accept", "mcp-protocol-version", "mcp-session-id",
                "mcp-method", "mcp-name", "last-event-id", "transfer-encoding", "connection"}
@@ -37,6 +37,24 @@ VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # A `command` of python runs the client's own interpreter, so the default
 # config works in a virtual environment and where only `python3` exists.
 PYTHON_COMMANDS = {"python", "python3"}
+
+
+OAUTH_KEYS = {"clientId", "clientSecret", "keyFile", "clientMetadataUrl", "scope", "redirectPort", "grant"}
+GRANTS = ("authorization_code", "client_credentials")
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    """A remote server entry's `"oauth"`: how this client is known to its authorization
+    server when it is not registered dynamically. Every field may be left out."""
+
+    client_id: Optional[str] = None  # pre-registered with the authorization server
+    client_secret: Optional[str] = field(default=None, repr=False)  # a confidential client's
+    key_file: Optional[str] = None  # PEM private key: private_key_jwt client authentication
+    client_metadata_url: Optional[str] = None  # an https Client ID Metadata Document
+    scope: Optional[str] = None  # asked for instead of what the server suggests
+    redirect_port: Optional[int] = None  # a fixed port for the redirect, as some registrations need
+    grant: Optional[str] = None  # "client_credentials": unattended; None: as the server offers
 
 
 @dataclass(frozen=True)
@@ -63,10 +81,14 @@ class ServerSpec:
     url: Optional[str] = None  # a remote server (Streamable HTTP); then `command` is ""
     # Sent on every request to `url` (credentials, usually): never shown, so not in repr.
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    oauth: Optional[OAuthConfig] = None  # a remote server's sign-in settings (solution/oauth_flow.py)
 
     def __post_init__(self) -> None:
         # However the spec was made (a file, code): what it must not show is known from now on.
-        for secret in [*self.headers.values(), *url_secrets(self.url or "")]:
+        secrets = [*self.headers.values(), *url_secrets(self.url or "")]
+        if self.oauth is not None and self.oauth.client_secret:
+            secrets.append(self.oauth.client_secret)
+        for secret in secrets:
             keep_secret(secret)
 
     def argv(self) -> List[str]:
@@ -158,6 +180,10 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
         if not isinstance(entry, dict):
             raise ConfigError(f"{where}: expected an object with 'command' (or 'url')")
         url, headers = remote(entry, where, environ)
+        oauth = oauth_entry(entry.get("oauth"), f"{where} oauth", environ, base_dir or Path.cwd()) \
+            if url is not None and "oauth" in entry else None
+        if url is None and "oauth" in entry:
+            raise ConfigError(f"{where}: 'oauth' is for a remote server ('url')")
         command = entry.get("command", "" if url else None)
         if url is None and (not isinstance(command, str) or not command):
             raise ConfigError(f"{where}: 'command' is missing or not a string (a remote server has 'url')")
@@ -218,7 +244,7 @@ def parse_config(text: str, source: str = "<memory>", base_dir: Optional[Path] =
                                   protocol_version=pinned,
                                   tool_timeouts={str(k): float(v) for k, v in tool_timeouts.items()},
                                   task_timeout=float(task_timeout), prefer_tasks=bool(flags["preferTasks"]),
-                                  url=url, headers=headers))
+                                  url=url, headers=headers, oauth=oauth))
     if not servers:
         raise ConfigError(f"{source}: 'mcpServers' names no servers")
     check_unique([spec.alias for spec in servers], source)
@@ -262,6 +288,36 @@ def remote(entry: Dict[str, Any], where: str, environ: Mapping[str, str]) -> "Tu
             raise ConfigError(f"{where}: the value of header {name!r} {problem}; the value is not shown")
         headers[name] = value
     return url, headers
+
+
+def oauth_entry(entry: Any, where: str, environ: Mapping[str, str], base: Path) -> OAuthConfig:
+    """A server's `"oauth"` object. The secret may be `${VAR}`; it is never repeated in a message."""
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where}: must be an object with clientId, clientSecret, keyFile, ...")
+    unknown = sorted(set(entry) - OAUTH_KEYS)
+    if unknown:
+        raise ConfigError(f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(OAUTH_KEYS))})")
+    text: Dict[str, Optional[str]] = {}
+    for key in ("clientId", "clientSecret", "keyFile", "clientMetadataUrl", "scope", "grant"):
+        value = entry.get(key)
+        if value is not None and (not isinstance(value, str) or not value):
+            raise ConfigError(f"{where}: '{key}' must be a non-empty string")
+        text[key] = expand(value, f"{where} {key}", environ) if isinstance(value, str) else None
+    if text["grant"] is not None and text["grant"] not in GRANTS:
+        raise ConfigError(f"{where}: 'grant' must be one of {', '.join(GRANTS)}")
+    if (text["clientSecret"] or text["keyFile"]) and not text["clientId"]:
+        raise ConfigError(f"{where}: a client secret or key file needs its 'clientId'")
+    if text["grant"] == "client_credentials" and not (text["clientSecret"] or text["keyFile"]):
+        raise ConfigError(f"{where}: the client_credentials grant needs 'clientSecret' or 'keyFile'")
+    metadata = text["clientMetadataUrl"]
+    if metadata is not None and (not metadata.startswith("https://") or metadata.rstrip("/").count("/") < 3):
+        raise ConfigError(f"{where}: 'clientMetadataUrl' must be an https URL with a path")
+    port = entry.get("redirectPort")
+    if port is not None and (not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536):
+        raise ConfigError(f"{where}: 'redirectPort' must be a port number from 1 to 65535")
+    key_file = str(base / text["keyFile"]) if text["keyFile"] else None  # relative to the config file
+    return OAuthConfig(text["clientId"], text["clientSecret"], key_file, metadata, text["scope"], port,
+                       text["grant"])
 
 
 def usable_seconds(value: Any) -> bool:

@@ -39,7 +39,8 @@ VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 PYTHON_COMMANDS = {"python", "python3"}
 
 
-OAUTH_KEYS = {"clientId", "clientSecret", "keyFile", "clientMetadataUrl", "scope", "redirectPort", "grant"}
+OAUTH_KEYS = {"clientId", "clientSecret", "keyFile", "clientMetadataUrl", "scope", "redirectPort", "grant",
+              "idToken", "idpTokenEndpoint", "idpClientId", "idpClientSecret"}
 GRANTS = ("authorization_code", "client_credentials")
 
 
@@ -55,6 +56,13 @@ class OAuthConfig:
     scope: Optional[str] = None  # asked for instead of what the server suggests
     redirect_port: Optional[int] = None  # a fixed port for the redirect, as some registrations need
     grant: Optional[str] = None  # "client_credentials": unattended; None: as the server offers
+    # Enterprise-managed authorization (SEP-990): an ID token from the company's identity
+    # provider, exchanged there for an ID-JAG (RFC 8693), presented to the MCP server's
+    # authorization server as a JWT bearer grant (RFC 7523). Unattended too.
+    id_token: Optional[str] = field(default=None, repr=False)
+    idp_token_endpoint: Optional[str] = None
+    idp_client_id: Optional[str] = None
+    idp_client_secret: Optional[str] = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -86,8 +94,8 @@ class ServerSpec:
     def __post_init__(self) -> None:
         # However the spec was made (a file, code): what it must not show is known from now on.
         secrets = [*self.headers.values(), *url_secrets(self.url or "")]
-        if self.oauth is not None and self.oauth.client_secret:
-            secrets.append(self.oauth.client_secret)
+        if self.oauth is not None:
+            secrets += [s for s in (self.oauth.client_secret, self.oauth.id_token, self.oauth.idp_client_secret) if s]
         for secret in secrets:
             keep_secret(secret)
 
@@ -298,7 +306,7 @@ def oauth_entry(entry: Any, where: str, environ: Mapping[str, str], base: Path) 
     if unknown:
         raise ConfigError(f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(OAUTH_KEYS))})")
     text: Dict[str, Optional[str]] = {}
-    for key in ("clientId", "clientSecret", "keyFile", "clientMetadataUrl", "scope", "grant"):
+    for key in sorted(OAUTH_KEYS - {"redirectPort"}):
         value = entry.get(key)
         if value is not None and (not isinstance(value, str) or not value):
             raise ConfigError(f"{where}: '{key}' must be a non-empty string")
@@ -309,6 +317,9 @@ def oauth_entry(entry: Any, where: str, environ: Mapping[str, str], base: Path) 
         raise ConfigError(f"{where}: a client secret or key file needs its 'clientId'")
     if text["grant"] == "client_credentials" and not (text["clientSecret"] or text["keyFile"]):
         raise ConfigError(f"{where}: the client_credentials grant needs 'clientSecret' or 'keyFile'")
+    if text["idToken"] and not (text["idpTokenEndpoint"] and text["clientId"] and text["clientSecret"]):
+        raise ConfigError(f"{where}: an 'idToken' needs 'idpTokenEndpoint', and the 'clientId' and "
+                          "'clientSecret' the MCP server's authorization server knows this client by")
     metadata = text["clientMetadataUrl"]
     if metadata is not None and (not metadata.startswith("https://") or metadata.rstrip("/").count("/") < 3):
         raise ConfigError(f"{where}: 'clientMetadataUrl' must be an https URL with a path")
@@ -317,7 +328,8 @@ def oauth_entry(entry: Any, where: str, environ: Mapping[str, str], base: Path) 
         raise ConfigError(f"{where}: 'redirectPort' must be a port number from 1 to 65535")
     key_file = str(base / text["keyFile"]) if text["keyFile"] else None  # relative to the config file
     return OAuthConfig(text["clientId"], text["clientSecret"], key_file, metadata, text["scope"], port,
-                       text["grant"])
+                       text["grant"], text["idToken"], text["idpTokenEndpoint"], text["idpClientId"],
+                       text["idpClientSecret"])
 
 
 def usable_seconds(value: Any) -> bool:

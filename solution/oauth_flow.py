@@ -7,10 +7,11 @@ sign-in can mend (401, or 403 `insufficient_scope`) is handed to the server's
 
 1. a token that has expired is renewed with its refresh token before it is sent;
 2. a 401 to a token: the refresh token is tried; refused too, the sign-in again;
-3. a 401 without a token: discovery (oauth.py), then the client credentials
-   grant when the client is configured for it, else the authorization code
-   with PKCE, which needs `settings.sign_in` (a person at a browser, or
-   `follow`); without one the message says to run `login`;
+3. a 401 without a token: discovery (oauth.py), then, with no person: an
+   enterprise ID token exchanged for an ID-JAG (SEP-990) when the config holds
+   one, the client credentials grant when the client is configured for it;
+   else the authorization code with PKCE, which needs `settings.sign_in` (a
+   person at a browser, or `follow`); without one the message says to run `login`;
 4. a 403 `insufficient_scope`: a new authorization for what was granted plus
    what the challenge adds; a challenge for scopes already granted is refused
    at once, since asking again could only loop.
@@ -22,7 +23,6 @@ renewal and new sign-in is said in one line (`settings.say`).
 
 from __future__ import annotations
 
-import socket
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
@@ -35,8 +35,9 @@ from .oauth import (AS_WELL_KNOWN, AuthFailed, Challenge, OAuthSettings, Resourc
                     as_metadata_urls, bearer_challenge, canonical_resource, choose_auth_method, choose_scope,
                     default_endpoints, origin_of, prm_urls, registration_method, resource_allowed,
                     resource_metadata, secure_enough, server_metadata, step_up_futile, unattended, union_scopes)
-from .oauth_forms import (Attempt, authorization_url, client_authentication, code_from_redirect,
-                          registered_client, registration_document, token_form, tokens_from)
+from .oauth_forms import (JWT_BEARER, Attempt, authorization_url, client_authentication, code_from_redirect,
+                          exchange_form, issued_assertion, registered_client, registration_document, token_form,
+                          tokens_from)
 from .oauth_http import probe, send
 from .tokens import Client, Record, Tokens
 from .untrusted import shown
@@ -51,18 +52,6 @@ def authorizer_for(spec: ServerSpec, settings: Optional[OAuthSettings]) -> "Opti
     if settings is None or any(name.lower() == "authorization" for name in spec.headers):
         return None
     return Authorizer(spec, settings)
-
-
-def port_free(port: int) -> bool:
-    """Whether the redirect listener could take `port` again (as anyio binds it: with
-    SO_REUSEADDR, so the last sign-in's closed connections do not hold it)."""
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 class Authorizer:
@@ -188,7 +177,12 @@ class Authorizer:
         found, server = await self._discover(challenge)
         oauth = self.oauth
         scope = scope or choose_scope(challenge.scope, found, server, oauth.scope)
-        if unattended(server, configured=oauth.grant, has_credentials=bool(oauth.client_secret or oauth.key_file)):
+        if oauth.id_token:  # enterprise-managed: the identity provider vouches, no person here
+            assert oauth.client_id is not None  # config.py: an ID token comes with the client's id and secret
+            self.authorizations += 1
+            client = Client(oauth.client_id, oauth.client_secret)
+            tokens = await self._identity_assertion(server, client, scope)
+        elif unattended(server, configured=oauth.grant, has_credentials=bool(oauth.client_secret or oauth.key_file)):
             assert oauth.client_id is not None  # config.py: a secret or key comes with its id
             self.authorizations += 1
             client = Client(oauth.client_id, oauth.client_secret)
@@ -247,7 +241,7 @@ class Authorizer:
 
     async def _authorization_code(self, server: ServerMetadata, scope: Optional[str],
                                   sign_in: SignIn) -> Tuple[Client, Tokens]:
-        from .sign_in import redirect_listener  # the listener's h11 server side is needed only here
+        from .sign_in import port_free, redirect_listener  # the listener's h11 server side: only here
 
         if server.authorization_endpoint is None:
             raise AuthFailed("its authorization server names no authorization endpoint")
@@ -267,6 +261,23 @@ class Authorizer:
                                       iss_required=server.iss_parameter_supported)
         form = token_form("authorization_code", resource=self.resource, code=code, attempt=attempt)
         return client, await self._token(server, client, form, scope)
+
+    async def _identity_assertion(self, server: ServerMetadata, client: Client, scope: Optional[str]) -> Tokens:
+        """SEP-990: the ID token exchanged at the identity provider for an ID-JAG, which the
+        MCP server's authorization server takes as a JWT bearer grant."""
+        oauth = self.oauth
+        assert oauth.id_token is not None and oauth.idp_token_endpoint is not None
+        form = exchange_form(id_token=oauth.id_token, audience=server.issuer, resource=self.resource, scope=scope,
+                             client_id=oauth.idp_client_id)
+        headers: Dict[str, str] = {}
+        if oauth.idp_client_id and oauth.idp_client_secret:
+            headers, fields = client_authentication("client_secret_basic", Client(oauth.idp_client_id,
+                                                                                  oauth.idp_client_secret),
+                                                    audience=oauth.idp_token_endpoint)
+            form.pop("client_id")
+        status, body = await self._send(oauth.idp_token_endpoint, "POST", headers, form)
+        grant = token_form(JWT_BEARER, resource=self.resource, scope=scope, assertion=issued_assertion(status, body))
+        return await self._token(server, client, grant, scope)
 
     async def _client(self, server: ServerMetadata, scope: Optional[str], redirect_uri: str) -> Client:
         """Who this client is to the authorization server: the config's, the one registered

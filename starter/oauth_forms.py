@@ -26,6 +26,10 @@ from .tokens import Client, Tokens
 from .untrusted import shown
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523: an assertion as the grant
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"  # SEP-990's identity assertion grant
 ASSERTION_LIFETIME = 300  # seconds a signed client assertion is good for
 CLIENT_NAME = "mcp-client-lab"
 
@@ -165,7 +169,8 @@ def client_assertion(client_id: str, audience: str, key_pem: str) -> str:
 
 
 def token_form(grant: str, *, resource: str, scope: Optional[str] = None, code: Optional[str] = None,
-               attempt: Optional[Attempt] = None, refresh_token: Optional[str] = None) -> Dict[str, str]:
+               attempt: Optional[Attempt] = None, refresh_token: Optional[str] = None,
+               assertion: Optional[str] = None) -> Dict[str, str]:
     """The token request's form for `grant` (the client's own fields are added apart)."""
     form = {"grant_type": grant, "resource": resource}
     if grant == "authorization_code":
@@ -174,9 +179,36 @@ def token_form(grant: str, *, resource: str, scope: Optional[str] = None, code: 
     elif grant == "refresh_token":
         assert refresh_token is not None
         form["refresh_token"] = refresh_token
+    elif grant == JWT_BEARER:
+        assert assertion is not None
+        form["assertion"] = assertion
     if scope and grant != "authorization_code":  # the code already carries what was authorized
         form["scope"] = scope
     return form
+
+
+def exchange_form(*, id_token: str, audience: str, resource: str, scope: Optional[str],
+                  client_id: Optional[str]) -> Dict[str, str]:
+    """SEP-990's first step, at the identity provider: an ID token exchanged (RFC 8693) for an
+    ID-JAG naming the MCP server's authorization server (`audience`) and the resource."""
+    form = {"grant_type": TOKEN_EXCHANGE, "requested_token_type": ID_JAG_TYPE, "audience": audience,
+            "resource": resource, "subject_token": id_token, "subject_token_type": ID_TOKEN_TYPE}
+    if scope:
+        form["scope"] = scope
+    if client_id:
+        form["client_id"] = client_id
+    return form
+
+
+def issued_assertion(status: int, body: Any) -> str:
+    """The ID-JAG in the identity provider's token exchange answer."""
+    if status != 200 or not isinstance(body, dict):
+        raise AuthFailed(f"the identity provider refused the token exchange ({refusal(status, body)})")
+    token = body.get("access_token")
+    if not isinstance(token, str) or not token or body.get("issued_token_type", ID_JAG_TYPE) != ID_JAG_TYPE:
+        raise AuthFailed("the identity provider's answer holds no identity assertion grant (ID-JAG)")
+    keep_secret(token)
+    return token
 
 
 def encoded(form: Mapping[str, str]) -> bytes:

@@ -17,6 +17,7 @@ first one, and shows a page saying the window may be closed. It binds
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Callable, Mapping, Optional
@@ -67,6 +68,18 @@ async def _serve(redirect: Redirect, stream: anyio.abc.ByteStream) -> None:
         pass  # a stray or broken connection: nothing to answer, the listener waits on
     finally:
         await stream.aclose()
+
+
+def port_free(port: int) -> bool:
+    """Whether the redirect listener could take `port` again (as anyio binds it: with
+    SO_REUSEADDR, so the last sign-in's closed connections do not hold it)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 @asynccontextmanager

@@ -128,6 +128,7 @@ def test_a_remote_servers_oauth_entry_is_read_its_secret_hidden_and_its_key_file
     ({"clientId": "c", "grant": "implicit"}, "'grant' must be one of"),
     ({"clientMetadataUrl": "http://lab.example.com/client.json"}, "https URL with a path"),
     ({"redirectPort": 0}, "'redirectPort'"), ({"clientid": "c"}, "unknown keys clientid"),
+    ({"clientId": "c", "clientSecret": "s", "idToken": "t"}, "an 'idToken' needs 'idpTokenEndpoint'"),
 ])
 def test_an_unusable_oauth_entry_stops_the_client_with_one_line(oauth: Any, complaint: str) -> None:
     text = json.dumps({"mcpServers": {"docs": {"url": "https://mcp.example.com/mcp", "oauth": oauth}}})

@@ -45,7 +45,8 @@ def test_resource_metadata_is_looked_for_in_the_header_then_path_based_then_at_t
         "https://mcp.example.com/custom.json",
         "https://mcp.example.com/.well-known/oauth-protected-resource/v1/mcp",
         "https://mcp.example.com/.well-known/oauth-protected-resource"]
-    assert prm_urls("https://mcp.example.com/", None) == ["https://mcp.example.com/.well-known/oauth-protected-resource"]
+    root = "https://mcp.example.com/.well-known/oauth-protected-resource"
+    assert prm_urls("https://mcp.example.com/", None) == [root]
 
 
 def test_server_metadata_is_looked_for_path_aware_first_for_an_issuer_with_a_path() -> None:
@@ -235,3 +236,22 @@ def test_default_endpoints_are_the_servers_origin() -> None:
     assert isinstance(fallback, ServerMetadata) and not fallback.discovered
     assert (fallback.authorization_endpoint, fallback.token_endpoint, fallback.registration_endpoint) == (
         "https://mcp.example.com/authorize", "https://mcp.example.com/token", "https://mcp.example.com/register")
+
+
+def test_an_enterprise_id_token_is_exchanged_for_an_id_jag_and_presented_as_a_jwt_bearer_grant() -> None:
+    from solution.oauth_forms import ID_JAG_TYPE, JWT_BEARER, exchange_form, issued_assertion
+
+    form = exchange_form(id_token="idt", audience=ISSUER, resource="https://m.example/mcp", scope=None,
+                         client_id="idp-client")
+    assert form == {"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                    "requested_token_type": ID_JAG_TYPE, "audience": ISSUER, "resource": "https://m.example/mcp", "subject_token": "idt",
+                    "subject_token_type": "urn:ietf:params:oauth:token-type:id_token", "client_id": "idp-client"}
+    jag = issued_assertion(200, {"access_token": "eyJ.id-jag.0123456789", "issued_token_type": ID_JAG_TYPE,
+                                 "token_type": "N_A"})
+    assert redacted(jag) == "[hidden]"
+    assert token_form(JWT_BEARER, resource="r", scope="s", assertion=jag) == {
+        "grant_type": JWT_BEARER, "resource": "r", "assertion": jag, "scope": "s"}
+    with pytest.raises(AuthFailed, match="identity provider refused"):
+        issued_assertion(400, {"error": "invalid_grant"})
+    with pytest.raises(AuthFailed, match="ID-JAG"):
+        issued_assertion(200, {"access_token": "x", "issued_token_type": "urn:ietf:params:oauth:token-type:jwt"})

@@ -1,11 +1,13 @@
 """The conformance runner's install: npm is run so that it works from the
-Node wheel's copied launcher as well as from a machine's own Node."""
+Node wheel's copied launcher as well as from a machine's own Node. Its verdict,
+and how our adapter turns the suite's context into a server entry's "oauth"."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from checks.dev.conformance import npm_command
+from checks.dev.conformance import falling_short, npm_command
+from checks.dev.conformance_client import CLIENT_METADATA_URL, oauth_entry
 
 
 def test_a_wheel_layout_runs_npms_own_entry_script_under_the_chosen_node(tmp_path: Path) -> None:
@@ -23,3 +25,20 @@ def test_a_wheel_layout_runs_npms_own_entry_script_under_the_chosen_node(tmp_pat
 def test_without_npms_entry_script_beside_node_the_npm_on_path_is_used(tmp_path: Path) -> None:
     (tmp_path / "bin").mkdir()
     assert npm_command(str(tmp_path / "bin" / "node")) == ["npm"]
+
+
+def test_this_client_must_pass_what_the_sdk_passes_and_every_core_scenario() -> None:
+    rows = [{"name": "initialize", "ours": "fail", "sdk": "fail"},
+            {"name": "auth/a", "ours": "fail", "sdk": "pass"},
+            {"name": "auth/b", "ours": "fail", "sdk": "fail"},
+            {"name": "auth/c", "ours": "pass", "sdk": "fail"}]
+    assert falling_short(rows) == ["initialize", "auth/a"]
+
+
+def test_the_suites_context_becomes_the_server_entrys_oauth_as_a_user_would_write_it(tmp_path: Path) -> None:
+    entry = oauth_entry({"client_id": "c", "private_key_pem": "-----BEGIN PRIVATE KEY-----", "idp_id_token": "t",
+                         "idp_token_endpoint": "http://localhost:1/token", "idp_client_id": "i"}, tmp_path)
+    assert entry.client_id == "c" and entry.client_secret is None and entry.client_metadata_url == CLIENT_METADATA_URL
+    assert entry.key_file is not None and Path(entry.key_file).read_text() == "-----BEGIN PRIVATE KEY-----"
+    assert (entry.id_token, entry.idp_token_endpoint, entry.idp_client_id) == ("t", "http://localhost:1/token", "i")
+    assert oauth_entry({}, tmp_path).key_file is None

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any

@@ -258,8 +258,9 @@ CONTRACTS = (
                inputs=reports, count=100),
     )),
     Contract("E4", "rank", (
-        Clause("E4.1", "must return exactly the entries that match at least one query word (in the name "
-                       "split at '_' and '.', the title or the description) and leave out the rest",
+        Clause("E4.1", "must return exactly the entries that match at least one query word (a word as "
+                       "words() reads it, in the name with '_' and '.' read as spaces, the title or the "
+                       "description) and leave out the rest",
                "lab rule: search_tools returns only matches", ranked_set, show_rank,
                edges=({"query": "ticket", "limit": 9, "tools": [
                    {"name": "read_note", "title": "Read a note", "description": "by id"},

@@ -173,6 +173,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--scenario", action="append", default=[], metavar="NAME",
                         help="run only this scenario (repeatable)")
     parser.add_argument("--client-only", action="store_true", help="only the client scenarios (what CI runs)")
+    parser.add_argument("--ours-only", action="store_true",
+                        help="only this client, every scenario required to pass (what CI runs: the SDK's side "
+                             "of the table doubles the time, and is the maintainers' comparison)")
     options = parser.parse_args(argv)
     cache = cache_dir()
     try:
@@ -188,7 +191,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if wanted and name not in wanted:
             continue
         ours, said = run_client(node, entry, name, ADAPTERS["ours"])
-        sdk, _ = run_client(node, entry, name, ADAPTERS["sdk"])
+        sdk = "not run" if options.ours_only else run_client(node, entry, name, ADAPTERS["sdk"])[0]
         rows.append({"name": name, "side": "client", "ours": ours, "sdk": sdk, "detail": said})
         if not options.json:
             print(f"  client  {name:<45} ours: {ours:<5} sdk: {sdk:<5} {said}", flush=True)
@@ -203,7 +206,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if options.json:
         print(json.dumps({"suite": f"{SUITE}@{SUITE_VERSION}", "scenarios": rows}, indent=2))
     clients = [r for r in rows if r["side"] == "client"]
-    failed = falling_short(clients)
+    failed = [r["name"] for r in clients if r["ours"] != "pass"] if options.ours_only else falling_short(clients)
     if not options.json:
         passed = sum(r["ours"] == "pass" for r in clients)
         sdk_passed = sum(r["sdk"] == "pass" for r in clients)

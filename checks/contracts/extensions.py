@@ -33,7 +33,10 @@ def tool_with(annotations: Any) -> Dict[str, Any]:
 
 
 def asks(package: Target, case: Dict[str, Any]) -> Told:
-    free = package.consent.runs_without_asking(entry(package, tool_with(case["annotations"])), case["trusted"])
+    tool = tool_with(case["annotations"])
+    if case.get("beside"):  # a hint written on the tool itself, beside its annotations: not an annotation
+        tool["readOnlyHint"] = True
+    free = package.consent.runs_without_asking(entry(package, tool), case["trusted"])
     if not isinstance(free, bool):
         return Told(f"returned {free!r:.40}, not a bool")
     return Told("let the call run without asking" if free else "asked first")
@@ -219,7 +222,8 @@ CONTRACTS = (
                       {"annotations": ABSENT, "trusted": True}, {"annotations": {"readOnlyHint": 1}, "trusted": True},
                       {"annotations": {"readOnlyHint": "true"}, "trusted": True},
                       {"annotations": None, "trusted": True}, {"annotations": {"readOnlyHint": None}, "trusted": True},
-                      {"annotations": {"readonlyhint": True}, "trusted": True}),
+                      {"annotations": {"readonlyhint": True}, "trusted": True},
+                      {"annotations": ABSENT, "trusted": True, "beside": True}),
                inputs=lambda st: consent_cases(st, True), count=60),
         Clause("E1.2", "must ask for every tool of an untrusted server, whatever its annotations claim",
                "lab rule: an untrusted server's claims count for nothing", asks, show_consent,

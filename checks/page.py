@@ -35,12 +35,16 @@ MAX_ROWS = 400  # rows drawn per item; the rest are counted
 COLOURS = {"request": "#1f2937", "notification": "#6b7280", "reply": "#1f2937", "error": "#dc2626",
            "iserror": "#c2410c", "server-request": "#1d4ed8", "server-notification": "#6b7280",
            "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626", "unanswered": "#dc2626"}
+# The page never scrolls sideways: text wraps anywhere it must, and each diagram
+# (drawn at its own size, so its text keeps its size) scrolls in a box of its own.
 STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #111827; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; padding: 0 12px; max-width: 1100px;
+       color: #111827; overflow-wrap: anywhere; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
 .pass { color: #15803d; } .fail { color: #b91c1c; } .error { color: #a16207; }
 .badge { font-weight: 700; } pre { background: #f3f4f6; padding: .6em; white-space: pre-wrap; }
-nav a { margin-right: .8em; } svg { display: block; margin: .5em 0; background: #fff; }
+nav a { margin-right: .8em; } .diagram { overflow-x: auto; margin: .5em 0; }
+svg { display: block; max-width: none; background: #fff; }
 svg text { font: 12px ui-monospace, monospace; } details pre { max-height: 30em; overflow: auto; }
 """
 
@@ -125,7 +129,8 @@ def diagram(events: Sequence[Dict[str, Any]]) -> str:
         parts.append(f'<text x="{x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
                      f'row(s), in the messages in full</text>')
     parts.append("</svg>")
-    return "".join(parts)
+    return f'<div class="diagram" tabindex="0" role="region" aria-label="the conversation">{"".join(parts)}</div>'
+
 
 
 def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
@@ -183,6 +188,7 @@ def page(title: str, summary: str, verdicts: Sequence[Verdict], problems: Sequen
                    for v in verdicts)
     trouble = "".join(f"<li>{esc(p)}</li>" for p in problems)
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{esc(title)}</h1><p>{esc(summary)}</p><nav>{nav}</nav>"

@@ -1,0 +1,64 @@
+"""The page as a reader sees it, in headless Chromium: on a 1400 px desktop and
+on a 390 px phone the page itself never scrolls sideways (a wide diagram
+scrolls in its own box) and its text stays at a readable size."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from checks.harness import Verdict
+from checks.page import page
+from checks.tests.chromium import render
+
+SHOTS = os.environ.get("MCP_LAB_SHOTS")  # a directory to keep the screenshots in, to look at them
+
+
+def chromium() -> str:
+    found = shutil.which("chromium")
+    if found is None:
+        if os.environ.get("MCP_LAB_SHIPPED"):
+            pytest.fail("headless Chromium is needed here (apt-get install chromium); CI installs it")
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); CI runs this test")
+    return found
+
+
+def row(ms: float, kind: str, toward: str, label: str, server: str, id: str = "null") -> Dict[str, Any]:
+    return {"ms": ms, "server": server, "kind": kind, "toward": toward, "label": label,
+            "full": '{"jsonrpc": "2.0", "id": %s, "params": {"text": "%s"}}' % (id, "x" * 300), "id": id}
+
+
+def wide_and_tall() -> List[Verdict]:
+    """A run at its worst for a narrow window: seven servers side by side, a long
+    conversation, a label of 200 characters and words too long to wrap."""
+    servers = ["notes-exit-at-start", "tickets-exit-at-start", "notes-never-answer", "tickets-never-answer",
+               "slow-tickets", "asking-tickets", "withdrawn-tickets"]
+    wide = [row(float(i), "request", "server", f"tools/list #{i} " + "c" * 200, server, str(i))
+            for i, server in enumerate(servers)]
+    tall = [row(float(i), "request" if i % 2 == 0 else "reply", "server" if i % 2 == 0 else "client",
+                f"tasks/get #{i // 2}" if i % 2 == 0 else f"#{i // 2} result working", "tickets", str(i // 2))
+            for i in range(120)]
+    unbroken = "got: " + "a" * 400
+    return [Verdict(8, "offline", "a broken server goes offline", "fail", 2.0, unbroken, wire=wide),
+            Verdict(16, "E6-tasks", "tasks are polled to the end", "pass", 9.0, "fine", wire=tall)]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("width, mobile", [(1400, False), (390, True)], ids=["desktop-1400", "phone-390"])
+def test_the_page_never_scrolls_sideways_and_its_text_stays_readable(tmp_path: Path, width: int,
+                                                                    mobile: bool) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(page("MCP client lab · starter", "0/2 passed", wide_and_tall()), encoding="utf-8")
+    layout = render(chromium(), report, width, mobile, tmp_path / "profile")
+    if SHOTS:
+        Path(SHOTS, f"page-{width}.png").write_bytes(layout.png)
+    assert layout.png.startswith(b"\x89PNG")
+    assert layout.scale == 1, "the browser zoomed out to fit the page: its text is drawn smaller than its size"
+    assert layout.page_width <= width, f"the page is {layout.page_width} px wide in a {width} px window"
+    assert layout.body_font >= 14 and layout.smallest_font >= 12
+    assert layout.shrunk == 0  # a diagram keeps its size (and its text's); its box scrolls instead
+    assert any(scrollable > visible for visible, scrollable in layout.boxes), "the wide diagram has no box of its own"

@@ -1,0 +1,131 @@
+"""The parts the page (checks.page) is drawn from: each item's conversation as
+an SVG sequence diagram, and the escaping every text from a server goes through.
+
+Everything here that came from a server or the code under test is escaped
+(and its control characters shown as escapes): text, never markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Sequence, Union
+
+from checks.visible import visible
+
+ROW = 26  # pixels per message
+LANE = 190  # pixels between lifelines
+LEFT = 80  # the time column
+TOP = 40  # the lifelines' names
+FOLD_AFTER = 4  # a run of more alike messages than this is folded
+KEEP = 2  # of a folded run: the first KEEP and the last one are drawn
+MAX_ROWS = 400  # rows drawn per item; the rest are counted
+COLOURS = {"request": "#1f2937", "notification": "#6b7280", "reply": "#1f2937", "error": "#dc2626",
+           "iserror": "#c2410c", "server-request": "#1d4ed8", "server-notification": "#6b7280",
+           "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626", "unanswered": "#dc2626"}
+def esc(text: Any) -> str:
+    """Untrusted text as HTML text: escaped, controls made visible."""
+    return html.escape(visible(str(text)), quote=True)
+
+
+def esc_lines(text: Any) -> str:
+    """Like esc, keeping the line breaks (for a <pre>)."""
+    return "\n".join(esc(line) for line in str(text).split("\n"))
+
+
+def shape(event: Dict[str, Any]) -> str:
+    """What makes two messages alike for folding: who, which way, which method (not ids)."""
+    return f"{event.get('server')}|{event.get('toward')}|{event.get('kind')}|" + \
+        re.sub(r"#\S+|\d+", "", str(event.get("label", "")).split(" ")[0])
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A drawn row that stands for `count` alike messages with `server`: a type of
+    its own, so no message (whatever keys it carries) can pass for one."""
+
+    count: int
+    server: str
+
+
+Row = Union[Dict[str, Any], Fold]
+
+
+def folded(events: Sequence[Dict[str, Any]]) -> List[Row]:
+    """`events` with each run of more than FOLD_AFTER alike ones cut to its ends and a fold row."""
+    rows: List[Row] = []
+    at = 0
+    while at < len(events):
+        end = at
+        while end + 1 < len(events) and shape(events[end + 1]) == shape(events[at]):
+            end += 1
+        run = events[at:end + 1]
+        if len(run) > FOLD_AFTER:
+            rows += [*run[:KEEP], Fold(len(run) - KEEP - 1, str(run[0].get("server"))), run[-1]]
+        else:
+            rows += run
+        at = end + 1
+    return rows
+
+
+def diagram(events: Sequence[Dict[str, Any]]) -> str:
+    """The conversation as an SVG sequence diagram (empty when there was none)."""
+    if not events:
+        return "<p>No message reached a fixture server in this item.</p>"
+    servers: List[str] = []
+    for event in events:
+        if str(event.get("server")) not in servers and event.get("kind") != "omitted":
+            servers.append(str(event.get("server")))
+    answered = {(e.get("server"), e.get("id")) for e in events if e.get("toward") == "client"}
+    rows = folded([{**e, "label": f"{e.get('label')}: never answered", "kind": "unanswered"}
+                   if e.get("kind") == "request" and (e.get("server"), e.get("id")) not in answered
+                   and not str(e.get("label")).startswith("subscriptions/listen") else e  # open by design
+                   for e in events])
+    hidden = max(0, len(rows) - MAX_ROWS)
+    rows = rows[:MAX_ROWS]
+    x = {"client": LEFT + 40, **{name: LEFT + 40 + LANE * (i + 1) for i, name in enumerate(servers)}}
+    width = LEFT + 40 + LANE * len(servers) + 150
+    height = TOP + ROW * (len(rows) + 1) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'role="img" aria-label="the conversation as a sequence diagram">',
+             '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+             'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>']
+    for name, at in x.items():
+        parts.append(f'<text x="{at}" y="{TOP - 18}" text-anchor="middle" font-weight="bold">{esc(name)}</text>'
+                     f'<line x1="{at}" y1="{TOP - 10}" x2="{at}" y2="{height - 5}" stroke="#9ca3af" '
+                     f'stroke-dasharray="2,3"/>')
+    parts += [drawn(row, TOP + ROW * (i + 1), x) for i, row in enumerate(rows)]
+    if hidden:
+        parts.append(f'<text x="{x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
+                     f'row(s), in the messages in full</text>')
+    parts.append("</svg>")
+    return f'<div class="diagram" tabindex="0" role="region" aria-label="the conversation">{"".join(parts)}</div>'
+
+
+
+def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
+    """One row of the diagram at height `y`, with the lifelines at `x`."""
+    if isinstance(row, Fold):
+        return (f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {row.count:d} alike '
+                f'message(s) with {esc(row.server)} folded</text>')
+    if row.get("kind") == "omitted":  # the verdict left them out (checks.trace.WIRE_ROWS)
+        return f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {esc(row.get("label"))}</text>'
+    kind = str(row.get("kind"))
+    colour = COLOURS.get(kind, "#1f2937")
+    server_x = x.get(str(row.get("server")), x["client"])
+    said = esc(str(row.get("label", ""))[:70])
+    head = (f'<g class="message {esc(kind)}"><title>{esc(row.get("full", ""))}</title>'
+            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">'
+            f'+{float(row.get("ms", 0)):.1f} ms</text>')
+    toward = row.get("toward")
+    if toward in ("server", "client"):
+        start, end = (x["client"], server_x) if toward == "server" else (server_x, x["client"])
+        dash = ' stroke-dasharray="6,4"' if kind in ("reply", "error", "iserror") else \
+            ' stroke-dasharray="2,3"' if "notification" in kind else ""
+        return (f'{head}<line x1="{start}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="1.5"'
+                f'{dash} marker-end="url(#head)"/><text x="{min(start, end) + 8}" y="{y - 5}" fill="{colour}">'
+                f'{said}</text></g>')
+    # at the server: a reply withheld, or the process gone
+    return (f'{head}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">✕</text>'
+            f'<text x="{server_x + 12}" y="{y + 4}" fill="{colour}">{said}</text></g>')

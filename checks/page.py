@@ -61,7 +61,7 @@ def section(verdict: Verdict) -> str:
             f'{esc(verdict.status.upper())}</span> {esc(name)}. {esc(verdict.title)} '
             f'<small>({verdict.duration:.2f} s)</small></h2>'
             f'<pre>{esc_lines(verdict.message)}</pre>{where}'
-            f'{diagram(verdict.wire)}{in_full(verdict.wire)}</section>')
+            f'{diagram(verdict.wire, anchor(verdict.number))}{in_full(verdict.wire)}</section>')
 
 
 def page(title: str, summary: str, verdicts: Sequence[Verdict], problems: Sequence[str] = ()) -> str:

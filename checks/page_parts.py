@@ -69,8 +69,9 @@ def folded(events: Sequence[Dict[str, Any]]) -> List[Row]:
     return rows
 
 
-def diagram(events: Sequence[Dict[str, Any]]) -> str:
-    """The conversation as an SVG sequence diagram (empty when there was none)."""
+def diagram(events: Sequence[Dict[str, Any]], key: str = "conversation") -> str:
+    """The conversation as an SVG sequence diagram (empty when there was none).
+    `key` makes its ids its own: every diagram of a page is in one document."""
     if not events:
         return "<p>No message reached a fixture server in this item.</p>"
     servers: List[str] = []
@@ -84,18 +85,19 @@ def diagram(events: Sequence[Dict[str, Any]]) -> str:
                    for e in events])
     hidden = max(0, len(rows) - MAX_ROWS)
     rows = rows[:MAX_ROWS]
+    head = f"head-{key}"
     x = {"client": LEFT + 40, **{name: LEFT + 40 + LANE * (i + 1) for i, name in enumerate(servers)}}
     width = LEFT + 40 + LANE * len(servers) + 150
     height = TOP + ROW * (len(rows) + 1) + 10
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'role="img" aria-label="the conversation as a sequence diagram">',
-             '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+             f'<defs><marker id="{head}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
              'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>']
     for name, at in x.items():
         parts.append(f'<text x="{at}" y="{TOP - 18}" text-anchor="middle" font-weight="bold">{esc(name)}</text>'
                      f'<line x1="{at}" y1="{TOP - 10}" x2="{at}" y2="{height - 5}" stroke="#9ca3af" '
                      f'stroke-dasharray="2,3"/>')
-    parts += [drawn(row, TOP + ROW * (i + 1), x) for i, row in enumerate(rows)]
+    parts += [drawn(row, TOP + ROW * (i + 1), x, head) for i, row in enumerate(rows)]
     if hidden:
         parts.append(f'<text x="{x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
                      f'row(s), in the messages in full</text>')
@@ -104,8 +106,8 @@ def diagram(events: Sequence[Dict[str, Any]]) -> str:
 
 
 
-def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
-    """One row of the diagram at height `y`, with the lifelines at `x`."""
+def drawn(row: Row, y: int, x: Dict[str, int], head: str) -> str:
+    """One row of the diagram at height `y`, with the lifelines at `x` and arrows ending in marker `head`."""
     if isinstance(row, Fold):
         return (f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {row.count:d} alike '
                 f'message(s) with {esc(row.server)} folded</text>')
@@ -115,17 +117,17 @@ def drawn(row: Row, y: int, x: Dict[str, int]) -> str:
     colour = COLOURS.get(kind, "#1f2937")
     server_x = x.get(str(row.get("server")), x["client"])
     said = esc(str(row.get("label", ""))[:70])
-    head = (f'<g class="message {esc(kind)}"><title>{esc(row.get("full", ""))}</title>'
-            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">'
-            f'+{float(row.get("ms", 0)):.1f} ms</text>')
+    opening = (f'<g class="message {esc(kind)}"><title>{esc(row.get("full", ""))}</title>'
+               f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">'
+               f'+{float(row.get("ms", 0)):.1f} ms</text>')
     toward = row.get("toward")
     if toward in ("server", "client"):
         start, end = (x["client"], server_x) if toward == "server" else (server_x, x["client"])
         dash = ' stroke-dasharray="6,4"' if kind in ("reply", "error", "iserror") else \
             ' stroke-dasharray="2,3"' if "notification" in kind else ""
-        return (f'{head}<line x1="{start}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="1.5"'
-                f'{dash} marker-end="url(#head)"/><text x="{min(start, end) + 8}" y="{y - 5}" fill="{colour}">'
+        return (f'{opening}<line x1="{start}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="1.5"'
+                f'{dash} marker-end="url(#{head})"/><text x="{min(start, end) + 8}" y="{y - 5}" fill="{colour}">'
                 f'{said}</text></g>')
     # at the server: a reply withheld, or the process gone
-    return (f'{head}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">✕</text>'
+    return (f'{opening}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">✕</text>'
             f'<text x="{server_x + 12}" y="{y + 4}" fill="{colour}">{said}</text></g>')

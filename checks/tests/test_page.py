@@ -4,6 +4,7 @@ server text never markup; rendered for real in headless Chromium."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -194,3 +195,19 @@ def test_a_fifo_planted_where_the_page_is_written_first_does_not_hold_up_the_run
     os.mkfifo(tmp_path / ".report.html.part")
     done = run_with_page(report)  # bounded: without a reader a FIFO's open would block until the timeout
     assert done.returncode == 0 and report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def two_items() -> List[Verdict]:
+    wire = [event(0.0, "request", "server", "tools/call #1 read_note", id="1"),
+            event(0.2, "reply", "client", "#1 note", id="1")]
+    return [Verdict(1, "connect", "connects", "pass", 0.1, "fine", wire=wire),
+            Verdict(2, "errors", "errors", "fail", 0.1, "got: x", wire=wire)]
+
+
+def test_every_id_in_the_page_is_used_once_and_every_arrow_points_to_its_own_diagrams_head() -> None:
+    text = page("MCP client lab · starter", "1/2 passed", two_items())
+    ids = re.findall(r'\bid="([^"]*)"', text)
+    assert len(ids) == len(set(ids)) and len(ids) >= 4, ids
+    for section in text.split("<section")[1:]:
+        heads = set(re.findall(r'marker-end="url\(#([^)]*)\)"', section))
+        assert len(heads) == 1 and f'id="{heads.pop()}"' in section

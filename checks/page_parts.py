@@ -8,10 +8,12 @@ Everything here that came from a server or the code under test is escaped
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
+from checks.trace import clipped
 from checks.visible import visible
 
 ROW = 26  # pixels per message
@@ -21,6 +23,8 @@ TOP = 40  # the lifelines' names
 FOLD_AFTER = 4  # a run of more alike messages than this is folded
 KEEP = 2  # of a folded run: the first KEEP and the last one are drawn
 MAX_ROWS = 400  # rows drawn per item; the rest are counted
+LABEL_CHARS = 96  # characters of a label drawn (a cut one ends in "…"); the whole label shows on hover
+TITLE_TEXT = 2_000  # characters of a message shown on hover; all of it is in "the messages in full"
 COLOURS = {"request": "#1f2937", "notification": "#6b7280", "reply": "#1f2937", "error": "#dc2626",
            "iserror": "#c2410c", "server-request": "#1d4ed8", "server-notification": "#6b7280",
            "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626", "unanswered": "#dc2626"}
@@ -116,8 +120,8 @@ def drawn(row: Row, y: int, x: Dict[str, int], head: str) -> str:
     kind = str(row.get("kind"))
     colour = COLOURS.get(kind, "#1f2937")
     server_x = x.get(str(row.get("server")), x["client"])
-    said = esc(str(row.get("label", ""))[:70])
-    opening = (f'<g class="message {esc(kind)}"><title>{esc(row.get("full", ""))}</title>'
+    said = label_markup(row)
+    opening = (f'<g class="message {esc(kind)}"><title>{esc(hover_text(row))}</title>'
                f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#6b7280">'
                f'+{float(row.get("ms", 0)):.1f} ms</text>')
     toward = row.get("toward")
@@ -131,3 +135,41 @@ def drawn(row: Row, y: int, x: Dict[str, int], head: str) -> str:
     # at the server: a reply withheld, or the process gone
     return (f'{opening}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">✕</text>'
             f'<text x="{server_x + 12}" y="{y + 4}" fill="{colour}">{said}</text></g>')
+
+
+def label_markup(row: Dict[str, Any]) -> str:
+    """A row's label as SVG text: cut to LABEL_CHARS with "…", but for the tool
+    name a tools/call carried, which is what the server received (items 5, 6 and
+    9 judge it) and is drawn whole, in bold."""
+    text = str(row.get("label", ""))
+    name = called_name(row)
+    method, _, rest = text.partition(" ")
+    number, _, rest = rest.partition(" ")
+    if name is None or method != "tools/call" or not rest.startswith(name):
+        return esc(clipped(text, LABEL_CHARS))
+    lead, after = f"{method} {number} ", rest[len(name):]
+    room = max(LABEL_CHARS - len(lead) - len(name), 12)  # a long name still leaves its arguments a glimpse
+    return f'{esc(lead)}<tspan font-weight="bold">{esc(name)}</tspan>{esc(clipped(after, room))}'
+
+
+def called_name(row: Dict[str, Any]) -> Optional[str]:
+    """The tool name in a tools/call request's message, or None (another message, or one cut short)."""
+    if not str(row.get("label", "")).startswith("tools/call "):
+        return None
+    try:
+        message = json.loads(str(row.get("full", "")))
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def hover_text(row: Dict[str, Any]) -> str:
+    """What hovering over an arrow shows: its whole label, then the message (the start of a long one)."""
+    full = str(row.get("full", ""))
+    if len(full) > TITLE_TEXT:
+        full = full[:TITLE_TEXT] + "… (the rest under the messages in full)"
+    return f"{row.get('label', '')}\n{full}"

@@ -26,6 +26,11 @@ def short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def clipped(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, its last one "…" when it was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def describe_request(msg: Dict[str, Any]) -> str:
     method = str(msg.get("method"))
     raw = msg.get("params")
@@ -77,7 +82,7 @@ FULL_TEXT = 20_000  # characters of one message kept for the page's "in full"
 WIRE_ROWS = 1_000  # rows one verdict carries: the first ones, and the last WIRE_TAIL (where it ended)
 WIRE_TAIL = 200
 WIRE_TEXT = 250_000  # characters of messages in full one verdict carries in all: a page is read, not searched
-LABEL_TEXT = 200  # characters of a row's label: the page draws 70, the trace 110
+LABEL_TEXT = 200  # characters of a row's label: the page draws 96 (all on hover), the trace 110
 KINDS = frozenset({"request", "notification", "not-json", "reply", "error", "iserror", "server-request",
                    "server-notification", "dropped", "exit", "omitted"})
 TOWARD = frozenset({"server", "client", ""})  # "": what happened at the server
@@ -173,7 +178,7 @@ def wire_row(raw: Any) -> Optional[Dict[str, Any]]:
         return None
     if texts["kind"] not in KINDS or texts["toward"] not in TOWARD:
         return None
-    return {"ms": float(at), **texts, "label": str(texts["label"])[:LABEL_TEXT],
+    return {"ms": float(at), **texts, "label": clipped(str(texts["label"]), LABEL_TEXT),
             "full": str(texts["full"])[:FULL_TEXT]}
 
 

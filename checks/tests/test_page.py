@@ -3,6 +3,8 @@ server text never markup; rendered for real in headless Chromium."""
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import shutil
@@ -211,3 +213,38 @@ def test_every_id_in_the_page_is_used_once_and_every_arrow_points_to_its_own_dia
     for section in text.split("<section")[1:]:
         heads = set(re.findall(r'marker-end="url\(#([^)]*)\)"', section))
         assert len(heads) == 1 and f'id="{heads.pop()}"' in section
+
+
+def drawn_texts(svg: str) -> List[str]:
+    """The text of each <text> in a diagram, markup inside it dropped, entities read."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", t)) for t in re.findall(r"<text\b[^>]*>(.*?)</text>", svg)]
+
+
+def test_a_cut_label_ends_in_an_ellipsis_and_its_whole_text_is_on_hover() -> None:
+    from checks.page import diagram
+    said = 'tools/call #7 add_ticket {"title": "follow up", "date": "follow' + "-up" * 40 + '"}'
+    svg = diagram([event(0.0, "request", "server", said, id="7"), event(0.1, "reply", "client", "#7 ok", id="7")])
+    cut = next(t for t in drawn_texts(svg) if t.startswith("tools/call #7"))
+    assert cut.endswith("…") and len(cut) < len(said)
+    titles = [html.unescape(t) for t in re.findall(r"<title>(.*?)</title>", svg, re.S)]
+    assert any(said in t for t in titles)
+
+
+def test_a_label_cut_where_the_worker_hands_it_over_says_so() -> None:
+    from checks.trace import LABEL_TEXT, wire_row
+    kept = wire_row(event(0.0, "request", "server", "x" * (LABEL_TEXT + 50)))
+    assert kept is not None and len(kept["label"]) == LABEL_TEXT and kept["label"].endswith("…")
+    whole = wire_row(event(0.0, "request", "server", "x" * LABEL_TEXT))
+    assert whole is not None and whole["label"] == "x" * LABEL_TEXT
+
+
+def test_the_name_a_server_received_in_a_tools_call_is_drawn_whole_and_bold() -> None:
+    from checks.page import diagram
+    name = "export_ticket_history_including_comments_and_attachments_for_audit_as_json"
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": name, "arguments": {"q": "y" * 90}}}
+    row = {**event(0.0, "request", "server", f'tools/call #5 {name} {{"q": "{"y" * 30}…', server="tickets",
+                   id="5"), "full": json.dumps(call)}
+    svg = diagram([row])
+    assert f'<tspan font-weight="bold">{name}</tspan>' in svg
+    drawn = next(t for t in drawn_texts(svg) if t.startswith("tools/call #5"))
+    assert name in drawn and drawn.endswith("…")

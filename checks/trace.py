@@ -53,7 +53,8 @@ def describe_reply(msg: Dict[str, Any]) -> str:
         params: Dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         if msg["method"] == "notifications/progress":
             return f"{msg['method']} {params.get('progress')}/{params.get('total', '?')}"
-        return str(msg["method"])
+        task = task_of(params)
+        return f"{msg['method']} {task_status(task)}" if task is not None else str(msg["method"])
     head = f"#{msg.get('id')}"
     if "unrecorded" in msg:  # servers/misbehave.py keeps what a reply was, not its body
         return f"{head} {short(msg['unrecorded'], 10)} (body not kept in this server's journal)"
@@ -64,6 +65,10 @@ def describe_reply(msg: Dict[str, Any]) -> str:
         return f"{head} error {error.get('code')} {short(error.get('message', ''), 50)}"
     raw = msg.get("result")
     result: Dict[str, Any] = raw if isinstance(raw, dict) else {}
+    task = task_of(result)
+    if task is not None:  # E6 judges the status, so it goes first; the id is the least of it
+        created = result.get("resultType") == "task" or "task" in result
+        return f"{head} task {'created, ' if created else ''}{task_status(task)}"
     if "tools" in result:
         cursor = result.get("nextCursor")
         more = (" (last page)" if cursor is None else ' nextCursor=""' if cursor == ""
@@ -76,6 +81,20 @@ def describe_reply(msg: Dict[str, Any]) -> str:
     if "supportedVersions" in result or "protocolVersion" in result:
         return f"{head} discover/initialize result"
     return f"{head} result {short(result, 40)}"
+
+
+def task_of(value: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The task a result or notification describes: flat (2026-07-28's handle and
+    tasks/get) or nested under "task" (2025-11-25's), or None."""
+    nested = value.get("task")
+    task = nested if isinstance(nested, dict) else value
+    return task if "taskId" in task and "status" in task else None
+
+
+def task_status(task: Dict[str, Any]) -> str:
+    said = task.get("statusMessage")
+    message = f': "{short(said, 60)}"' if isinstance(said, str) and said else ""
+    return f"{short(task['status'], 20)}{message} (task {short(task['taskId'], 9)})"
 
 
 FULL_TEXT = 20_000  # characters of one message kept for the page's "in full"

@@ -248,3 +248,25 @@ def test_the_name_a_server_received_in_a_tools_call_is_drawn_whole_and_bold() ->
     assert f'<tspan font-weight="bold">{name}</tspan>' in svg
     drawn = next(t for t in drawn_texts(svg) if t.startswith("tools/call #5"))
     assert name in drawn and drawn.endswith("…")
+
+
+TASK = "0949447d10a0f0336f2641c4"
+
+
+@pytest.mark.parametrize("message, said", [
+    ({"id": 3, "result": {"resultType": "task", "taskId": TASK, "status": "working", "statusMessage": "Queued"}},
+     '#3 task created, working: "Queued" (task 0949447d…)'),
+    ({"id": 4, "result": {"taskId": TASK, "status": "input_required", "statusMessage": "Waiting for the user's answer",
+                          "resultType": "complete", "inputRequests": {}}},
+     '#4 task input_required: "Waiting for the user\'s answer" (task 0949447d…)'),
+    ({"id": 5, "result": {"taskId": TASK, "status": "completed", "statusMessage": "Done",
+                          "result": {"content": [{"type": "text", "text": "Exported 3"}]}}},
+     '#5 task completed: "Done" (task 0949447d…)'),
+    ({"id": 4, "result": {"task": {"taskId": TASK, "status": "working", "statusMessage": "Queued"}}},
+     '#4 task created, working: "Queued" (task 0949447d…)'),
+    ({"method": "notifications/tasks/status", "params": {"taskId": TASK, "status": "failed"}},
+     "notifications/tasks/status failed (task 0949447d…)"),
+])
+def test_a_tasks_reply_is_labelled_with_the_status_e6_judges(message: Dict[str, Any], said: str) -> None:
+    from checks.trace import describe_reply
+    assert describe_reply({"jsonrpc": "2.0", **message}) == said

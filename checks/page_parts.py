@@ -23,6 +23,7 @@ TOP = 40  # the lifelines' names
 FOLD_AFTER = 4  # a run of more alike messages than this is folded
 KEEP = 2  # of a folded run: the first KEEP and the last one are drawn
 MAX_ROWS = 400  # rows drawn per item; the rest are counted
+LANE_REPEAT = 16  # rows between the lanes' names, drawn again down a tall diagram
 LABEL_CHARS = 96  # characters of a label drawn (a cut one ends in "…"); the whole label shows on hover
 TITLE_TEXT = 2_000  # characters of a message shown on hover; all of it is in "the messages in full"
 COLOURS = {"request": "#1f2937", "notification": "#6b7280", "reply": "#1f2937", "error": "#dc2626",
@@ -53,7 +54,13 @@ class Fold:
     server: str
 
 
-Row = Union[Dict[str, Any], Fold]
+@dataclass(frozen=True)
+class Names:
+    """A drawn row that names the lanes again, so a tall diagram's lanes are
+    named wherever one reads it (an SVG without script cannot keep them in view)."""
+
+
+Row = Union[Dict[str, Any], Fold, Names]
 
 
 def folded(events: Sequence[Dict[str, Any]]) -> List[Row]:
@@ -88,7 +95,7 @@ def diagram(events: Sequence[Dict[str, Any]], key: str = "conversation") -> str:
                    and not str(e.get("label")).startswith("subscriptions/listen") else e  # open by design
                    for e in events])
     hidden = max(0, len(rows) - MAX_ROWS)
-    rows = rows[:MAX_ROWS]
+    rows = named_again(rows[:MAX_ROWS])
     head = f"head-{key}"
     x = {"client": LEFT + 40, **{name: LEFT + 40 + LANE * (i + 1) for i, name in enumerate(servers)}}
     width = LEFT + 40 + LANE * len(servers) + 150
@@ -101,7 +108,9 @@ def diagram(events: Sequence[Dict[str, Any]], key: str = "conversation") -> str:
         parts.append(f'<text x="{at}" y="{TOP - 18}" text-anchor="middle" font-weight="bold">{esc(name)}</text>'
                      f'<line x1="{at}" y1="{TOP - 10}" x2="{at}" y2="{height - 5}" stroke="#9ca3af" '
                      f'stroke-dasharray="2,3"/>')
-    parts += [drawn(row, TOP + ROW * (i + 1), x, head) for i, row in enumerate(rows)]
+    for i, row in enumerate(rows):
+        y = TOP + ROW * (i + 1)
+        parts.append(lane_names(x, y) if isinstance(row, Names) else drawn(row, y, x, head))
     if hidden:
         parts.append(f'<text x="{x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
                      f'row(s), in the messages in full</text>')
@@ -109,8 +118,23 @@ def diagram(events: Sequence[Dict[str, Any]], key: str = "conversation") -> str:
     return f'<div class="diagram" tabindex="0" role="region" aria-label="the conversation">{"".join(parts)}</div>'
 
 
+def named_again(rows: List[Row]) -> List[Row]:
+    """`rows` with a row of the lanes' names after every LANE_REPEAT of them (but not at the very end)."""
+    out: List[Row] = []
+    for at, row in enumerate(rows):
+        if at and at % LANE_REPEAT == 0:
+            out.append(Names())
+        out.append(row)
+    return out
 
-def drawn(row: Row, y: int, x: Dict[str, int], head: str) -> str:
+
+def lane_names(x: Dict[str, int], y: int) -> str:
+    """The lanes' names across the diagram at height `y`, haloed in white so the lifelines do not cross them."""
+    return "".join(f'<text x="{at}" y="{y}" text-anchor="middle" font-weight="bold" fill="#4b5563" '
+                   f'stroke="#fff" stroke-width="4" paint-order="stroke">{esc(name)}</text>' for name, at in x.items())
+
+
+def drawn(row: Union[Dict[str, Any], Fold], y: int, x: Dict[str, int], head: str) -> str:
     """One row of the diagram at height `y`, with the lifelines at `x` and arrows ending in marker `head`."""
     if isinstance(row, Fold):
         return (f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {row.count:d} alike '

@@ -270,3 +270,13 @@ TASK = "0949447d10a0f0336f2641c4"
 def test_a_tasks_reply_is_labelled_with_the_status_e6_judges(message: Dict[str, Any], said: str) -> None:
     from checks.trace import describe_reply
     assert describe_reply({"jsonrpc": "2.0", **message}) == said
+
+
+def test_a_tall_diagram_names_its_lanes_again_every_so_many_rows() -> None:
+    from checks.page_parts import LANE_REPEAT, diagram
+    polls = [event(i / 10, "request" if i % 2 == 0 else "reply", "server" if i % 2 == 0 else "client",
+                   f"tasks/get #{i // 2}" if i % 2 == 0 else f"#{i // 2} task working", server="slow-tickets",
+                   id=str(i // 2)) for i in range(3 * LANE_REPEAT)]
+    names = drawn_texts(diagram(polls))
+    assert names.count("slow-tickets") == 3 and names.count("client") == 3  # at the top, then every LANE_REPEAT
+    assert drawn_texts(diagram(polls[:LANE_REPEAT])).count("slow-tickets") == 1

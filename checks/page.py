@@ -20,7 +20,7 @@ from typing import Any, Dict, Sequence
 
 from checks.harness import Verdict
 from checks.items import label
-from checks.page_parts import Fold, diagram, esc, esc_lines, folded
+from checks.page_parts import Fold, diagram, esc, esc_lines, folded, raised_in
 
 __all__ = ["Fold", "diagram", "folded", "page"]  # the diagram's parts, as the tests have always imported them
 
@@ -61,7 +61,7 @@ def section(verdict: Verdict) -> str:
             f'{esc(verdict.status.upper())}</span> {esc(name)}. {esc(verdict.title)} '
             f'<small>({verdict.duration:.2f} s)</small></h2>'
             f'<pre>{esc_lines(verdict.message)}</pre>{where}'
-            f'{diagram(verdict.wire, anchor(verdict.number))}{in_full(verdict.wire)}</section>')
+            f'{diagram(verdict.wire, anchor(verdict.number), raised_in(verdict.message))}{in_full(verdict.wire)}</section>')
 
 
 def page(title: str, summary: str, verdicts: Sequence[Verdict], problems: Sequence[str] = ()) -> str:

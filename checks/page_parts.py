@@ -11,7 +11,7 @@ import html
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Union
 
 from checks.trace import clipped
 from checks.visible import visible
@@ -28,7 +28,10 @@ LABEL_CHARS = 96  # characters of a label drawn (a cut one ends in "…"); the w
 TITLE_TEXT = 2_000  # characters of a message shown on hover; all of it is in "the messages in full"
 COLOURS = {"request": "#1f2937", "notification": "#6b7280", "reply": "#1f2937", "error": "#dc2626",
            "iserror": "#c2410c", "server-request": "#1d4ed8", "server-notification": "#6b7280",
-           "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626", "unanswered": "#dc2626"}
+           "not-json": "#dc2626", "dropped": "#dc2626", "exit": "#dc2626", "unanswered": "#dc2626",
+           "restart": "#1d4ed8"}
+
+
 def esc(text: Any) -> str:
     """Untrusted text as HTML text: escaped, controls made visible."""
     return html.escape(visible(str(text)), quote=True)
@@ -60,7 +63,17 @@ class Names:
     named wherever one reads it (an SVG without script cannot keep them in view)."""
 
 
-Row = Union[Dict[str, Any], Fold, Names]
+@dataclass(frozen=True)
+class Raised:
+    """A drawn row on the client's lifeline: where the client raised `said`, as the
+    verdict tells it. The verdict carries no time for it, so it is drawn just after
+    the last thing the broken server `after` did (or at the end, when it names none)."""
+
+    said: str
+    after: Optional[str]
+
+
+Row = Union[Dict[str, Any], Fold, Names, Raised]
 
 
 def folded(events: Sequence[Dict[str, Any]]) -> List[Row]:
@@ -80,42 +93,118 @@ def folded(events: Sequence[Dict[str, Any]]) -> List[Row]:
     return rows
 
 
-def diagram(events: Sequence[Dict[str, Any]], key: str = "conversation") -> str:
-    """The conversation as an SVG sequence diagram (empty when there was none).
-    `key` makes its ids its own: every diagram of a page is in one document."""
-    if not events:
-        return "<p>No message reached a fixture server in this item.</p>"
+@dataclass(frozen=True)
+class Lanes:
+    """Where each lifeline is, and what each server was (a broken server's item names them all)."""
+
+    x: Dict[str, int]
+    titles: Dict[str, str]
+    width: int
+
+
+RAISED = re.compile(r"\b(\w+\(\)) raised (\w+)")
+BROKEN = re.compile(r"\bwith (\S+) broken\b")
+CHAR = 7.3  # pixels one character of the diagram's 12 px monospace takes
+
+
+def raised_in(message: str) -> Optional[Raised]:
+    """Where the client raised, when the verdict's message says it did ("refresh() raised ServerGone")."""
+    found = RAISED.search(message)
+    if found is None:
+        return None
+    broken = BROKEN.search(message)
+    return Raised(f"{found.group(1)} raised {found.group(2)}", broken.group(1) if broken else None)
+
+
+def lanes_of(events: Sequence[Dict[str, Any]]) -> Lanes:
+    """The client's lifeline and one per server, in the order they first appear, as
+    far apart as their longest name needs; each titled by its first start row."""
+    titles: Dict[str, str] = {}
     servers: List[str] = []
     for event in events:
-        if str(event.get("server")) not in servers and event.get("kind") != "omitted":
-            servers.append(str(event.get("server")))
-    answered = {(e.get("server"), e.get("id")) for e in events if e.get("toward") == "client"}
-    rows = folded([{**e, "label": f"{e.get('label')}: never answered", "kind": "unanswered"}
-                   if e.get("kind") == "request" and (e.get("server"), e.get("id")) not in answered
-                   and not str(e.get("label")).startswith("subscriptions/listen") else e  # open by design
-                   for e in events])
+        name = str(event.get("server"))
+        if event.get("kind") == "omitted":
+            continue
+        if name not in servers:
+            servers.append(name)
+        if event.get("kind") == "start":
+            titles.setdefault(name, clipped(str(event.get("label", "")), 40))
+    apart = max([LANE, *(int(CHAR * len(t)) + 24 for t in [*servers, *titles.values()])])
+    x = {"client": LEFT + 40, **{name: LEFT + 40 + apart * (i + 1) for i, name in enumerate(servers)}}
+    return Lanes(x, titles, LEFT + 40 + apart * len(servers) + 150)
+
+
+def diagram(events: Sequence[Dict[str, Any]], key: str = "conversation", raised: Optional[Raised] = None) -> str:
+    """The conversation as an SVG sequence diagram (empty when there was none).
+    `key` makes its ids its own: every diagram of a page is in one document."""
+    if not any(e.get("kind") != "start" for e in events):
+        return "<p>No message reached a fixture server in this item.</p>"
+    lanes = lanes_of(events)
+    rows = folded(unanswered_marked(restarts_only(events)))
     hidden = max(0, len(rows) - MAX_ROWS)
-    rows = named_again(rows[:MAX_ROWS])
-    head = f"head-{key}"
-    x = {"client": LEFT + 40, **{name: LEFT + 40 + LANE * (i + 1) for i, name in enumerate(servers)}}
-    width = LEFT + 40 + LANE * len(servers) + 150
-    height = TOP + ROW * (len(rows) + 1) + 10
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+    rows = named_again(with_raised(rows[:MAX_ROWS], raised))
+    head, top = f"head-{key}", TOP + (14 if lanes.titles else 0)
+    height = top + ROW * (len(rows) + 1) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{lanes.width}" height="{height}" '
              f'role="img" aria-label="the conversation as a sequence diagram">',
              f'<defs><marker id="{head}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-             'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>']
-    for name, at in x.items():
-        parts.append(f'<text x="{at}" y="{TOP - 18}" text-anchor="middle" font-weight="bold">{esc(name)}</text>'
-                     f'<line x1="{at}" y1="{TOP - 10}" x2="{at}" y2="{height - 5}" stroke="#9ca3af" '
-                     f'stroke-dasharray="2,3"/>')
+             'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker></defs>',
+             lifelines(lanes, top, height)]
     for i, row in enumerate(rows):
-        y = TOP + ROW * (i + 1)
-        parts.append(lane_names(x, y) if isinstance(row, Names) else drawn(row, y, x, head))
+        y = top + ROW * (i + 1)
+        parts.append(lane_names(lanes, y) if isinstance(row, Names) else drawn(row, y, lanes.x, head))
     if hidden:
-        parts.append(f'<text x="{x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
+        parts.append(f'<text x="{lanes.x["client"] + 10}" y="{height - 8}" fill="#6b7280">and {hidden} more '
                      f'row(s), in the messages in full</text>')
     parts.append("</svg>")
     return f'<div class="diagram" tabindex="0" role="region" aria-label="the conversation">{"".join(parts)}</div>'
+
+
+def restarts_only(events: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The rows to draw: a lane's first start titles the lane instead; a later one is a restart."""
+    seen: Set[str] = set()
+    kept: List[Dict[str, Any]] = []
+    for event in events:
+        if event.get("kind") == "start":
+            if str(event.get("server")) not in seen:
+                seen.add(str(event.get("server")))
+                continue
+            event = {**event, "kind": "restart", "label": f"started again: {event.get('label')}"}
+        kept.append(event)
+    return kept
+
+
+def unanswered_marked(events: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """`events` with each request that no reply answered marked as such (but the
+    subscription stream, which stays open by design)."""
+    answered = {(e.get("server"), e.get("id")) for e in events if e.get("toward") == "client"}
+    return [{**e, "label": f"{e.get('label')}: never answered", "kind": "unanswered"}
+            if e.get("kind") == "request" and (e.get("server"), e.get("id")) not in answered
+            and not str(e.get("label")).startswith("subscriptions/listen") else e
+            for e in events]
+
+
+def with_raised(rows: List[Row], raised: Optional[Raised]) -> List[Row]:
+    """`rows` with the point where the client raised after the broken server's last row (or last)."""
+    if raised is None:
+        return rows
+    ends = [i + 1 for i, row in enumerate(rows) if isinstance(row, dict) and row.get("server") == raised.after]
+    at = ends[-1] if ends else len(rows)
+    return [*rows[:at], raised, *rows[at:]]
+
+
+def lifelines(lanes: Lanes, top: int, height: int) -> str:
+    """Each lane's name at the top (what the server is, then the name the run knew
+    it by when they differ) and its dotted line down the diagram."""
+    parts = []
+    for name, at in lanes.x.items():
+        title = lanes.titles.get(name, name)
+        parts.append(f'<text x="{at}" y="{TOP - 18}" text-anchor="middle" font-weight="bold">{esc(title)}</text>')
+        if title != name:
+            parts.append(f'<text x="{at}" y="{TOP - 4}" text-anchor="middle" fill="#6b7280">{esc(name)}</text>')
+        parts.append(f'<line x1="{at}" y1="{top - 10}" x2="{at}" y2="{height - 5}" stroke="#9ca3af" '
+                     f'stroke-dasharray="2,3"/>')
+    return "".join(parts)
 
 
 def named_again(rows: List[Row]) -> List[Row]:
@@ -128,17 +217,25 @@ def named_again(rows: List[Row]) -> List[Row]:
     return out
 
 
-def lane_names(x: Dict[str, int], y: int) -> str:
+def lane_names(lanes: Lanes, y: int) -> str:
     """The lanes' names across the diagram at height `y`, haloed in white so the lifelines do not cross them."""
     return "".join(f'<text x="{at}" y="{y}" text-anchor="middle" font-weight="bold" fill="#4b5563" '
-                   f'stroke="#fff" stroke-width="4" paint-order="stroke">{esc(name)}</text>' for name, at in x.items())
+                   f'stroke="#fff" stroke-width="4" paint-order="stroke">{esc(lanes.titles.get(name, name))}</text>'
+                   for name, at in lanes.x.items())
 
 
-def drawn(row: Union[Dict[str, Any], Fold], y: int, x: Dict[str, int], head: str) -> str:
+def drawn(row: Union[Dict[str, Any], Fold, Raised], y: int, x: Dict[str, int], head: str) -> str:
     """One row of the diagram at height `y`, with the lifelines at `x` and arrows ending in marker `head`."""
     if isinstance(row, Fold):
         return (f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {row.count:d} alike '
                 f'message(s) with {esc(row.server)} folded</text>')
+    if isinstance(row, Raised):
+        after = f" here, after {row.after}'s last event" if row.after else " (the verdict says; its time is not kept)"
+        return (f'<g class="raised"><title>{esc(row.said)}{esc(after)}</title>'
+                f'<text x="{x["client"]}" y="{y + 5}" text-anchor="middle" fill="#dc2626" font-size="16">✖</text>'
+                f'<text x="{x["client"] + 12}" y="{y + 4}" fill="#dc2626" font-weight="bold">{esc(row.said)}</text>'
+                f'<text x="{x["client"] + 12 + int(CHAR * (len(row.said) + 1))}" y="{y + 4}" fill="#dc2626">'
+                f'{esc(after.strip())}</text></g>')
     if row.get("kind") == "omitted":  # the verdict left them out (checks.trace.WIRE_ROWS)
         return f'<text x="{x["client"] + 10}" y="{y}" fill="#6b7280">⋯ {esc(row.get("label"))}</text>'
     kind = str(row.get("kind"))
@@ -156,9 +253,10 @@ def drawn(row: Union[Dict[str, Any], Fold], y: int, x: Dict[str, int], head: str
         return (f'{opening}<line x1="{start}" y1="{y}" x2="{end}" y2="{y}" stroke="{colour}" stroke-width="1.5"'
                 f'{dash} marker-end="url(#{head})"/><text x="{min(start, end) + 8}" y="{y - 5}" fill="{colour}">'
                 f'{said}</text></g>')
-    # at the server: a reply withheld, or the process gone
-    return (f'{opening}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">✕</text>'
-            f'<text x="{server_x + 12}" y="{y + 4}" fill="{colour}">{said}</text></g>')
+    # at the server: a reply withheld, the process gone, or started again
+    mark = "↻" if kind == "restart" else "✕"
+    return (f'{opening}<text x="{server_x}" y="{y + 5}" text-anchor="middle" fill="{colour}" font-size="16">'
+            f'{mark}</text><text x="{server_x + 12}" y="{y + 4}" fill="{colour}">{said}</text></g>')
 
 
 def label_markup(row: Dict[str, Any]) -> str:

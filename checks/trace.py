@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from checks.fixtures import Entry, Journal
 
@@ -103,7 +103,7 @@ WIRE_TAIL = 200
 WIRE_TEXT = 250_000  # characters of messages in full one verdict carries in all: a page is read, not searched
 LABEL_TEXT = 200  # characters of a row's label: the page draws 96 (all on hover), the trace 110
 KINDS = frozenset({"request", "notification", "not-json", "reply", "error", "iserror", "server-request",
-                   "server-notification", "dropped", "exit", "omitted"})
+                   "server-notification", "dropped", "exit", "omitted", "start"})
 TOWARD = frozenset({"server", "client", ""})  # "": what happened at the server
 ROW_TEXT = ("server", "kind", "toward", "label", "full", "id")  # a row's fields besides `ms`
 
@@ -139,9 +139,17 @@ def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
     row of kind "omitted" between that says how many more there were; the
     messages in full share WIRE_TEXT characters. A client in an endless loop
     writes tens of thousands of messages: every verdict crosses a pipe, and the
-    page draws them, so what a verdict carries is bounded whatever the client did."""
-    found = sorted(((entry.t, journal.alias, entry, kind) for journal in journals for entry in journal.entries()
-                    for kind in [kind_of(entry)] if kind is not None), key=lambda e: e[0])
+    page draws them, so what a verdict carries is bounded whatever the client did.
+
+    A server's start is a row (kind "start", labelled with what the server was
+    started as) only where it tells something: in an item that started a server
+    to fail or to be slow, every start (so the page can name each lane for what
+    it is), and anywhere a server is started again under a name already used."""
+    entries = [(journal.alias, entry) for journal in journals for entry in journal.entries()]
+    drawn_starts = starts_drawn(entries)
+    found = sorted(((entry.t, alias, entry, kind) for alias, entry in entries
+                    for kind in ["start" if id(entry) in drawn_starts else kind_of(entry)] if kind is not None),
+                   key=lambda e: e[0])
     if not found:
         return []
     start, budget = found[0][0], WIRE_TEXT
@@ -155,6 +163,36 @@ def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
         budget -= len(row["full"])
         rows.append(row)
     return rows
+
+
+FAULTS = {"exit-at-start": "exits at start", "never-answer": "never answers", "garbage": "writes garbage",
+          "exit-on-discover": "exits on server/discover"}  # servers/switches.py's --fail modes, in words
+
+
+def fault_of(start: Entry) -> Optional[str]:
+    """What a server was started to get wrong (its --fail, or a --delay on every reply), in words; None: nothing."""
+    fail = start.raw.get("fail")
+    if isinstance(fail, str) and fail:
+        return FAULTS.get(fail, f"--fail {fail}")
+    argv = start.raw.get("argv")
+    if isinstance(argv, list) and "--delay" in argv[:-1]:
+        return f"slow: {argv[argv.index('--delay') + 1]} s a reply"
+    return None
+
+
+def starts_drawn(entries: List[Tuple[str, Entry]]) -> Set[int]:
+    """The start entries (by id()) that become rows: all of them in an item with a
+    broken server, else only a second start under one name (a restart)."""
+    starts = sorted(((alias, entry) for alias, entry in entries if entry.kind == "start"), key=lambda s: s[1].t)
+    if any(fault_of(entry) for _, entry in starts):
+        return {id(entry) for _, entry in starts}
+    seen: Set[str] = set()
+    again: Set[int] = set()
+    for alias, entry in starts:
+        if alias in seen:
+            again.add(id(entry))
+        seen.add(alias)
+    return again
 
 
 UNKEPT = f"(not kept: this item's messages in full passed {WIRE_TEXT:,} characters)"
@@ -176,6 +214,8 @@ def described(alias: str, entry: Entry, kind: str) -> Dict[str, Any]:
         label, full, toward = describe_reply(entry.msg), entry.msg, "client"
     elif kind == "dropped":
         label, full, toward = f"reply #{entry.raw.get('id')} withheld: cancelled", entry.raw, ""
+    elif kind == "start":
+        label, full, toward = f"{entry.raw.get('server', alias)} ({fault_of(entry) or 'healthy'})", entry.raw, ""
     else:
         label, full, toward = f"exited with status {entry.raw['status']}", entry.raw, ""
     text = full if isinstance(full, str) else json.dumps(full, ensure_ascii=False)
@@ -216,7 +256,8 @@ def trace_lines(journals: List[Journal], limit: Optional[int] = None,
                 events: Optional[List[Dict[str, Any]]] = None) -> List[str]:
     """The item's wire conversation as text, oldest first; with `limit`, its last lines."""
     events = wire_events(journals) if events is None else events
-    lines = [f"+{event['ms']:7.1f} ms  {line_for(event)}"[:WIDTH] for event in events]
+    lines = [f"+{event['ms']:7.1f} ms  {line_for(event)}"[:WIDTH] for event in events
+             if event["kind"] != "start"]  # the page's lane names; a terminal's lines are messages
     if limit is not None and len(lines) > limit:
         return [f"({len(lines) - limit} earlier lines; --trace shows all)"] + lines[-limit:]
     return lines

@@ -17,6 +17,7 @@ from typing import Any, Dict, List
 
 import pytest
 
+from checks.fixtures import Journal
 from checks.harness import Verdict
 from checks.page import Fold, folded, page
 from checks.target import ROOT
@@ -280,3 +281,74 @@ def test_a_tall_diagram_names_its_lanes_again_every_so_many_rows() -> None:
     names = drawn_texts(diagram(polls))
     assert names.count("slow-tickets") == 3 and names.count("client") == 3  # at the top, then every LANE_REPEAT
     assert drawn_texts(diagram(polls[:LANE_REPEAT])).count("slow-tickets") == 1
+
+
+def journal(path: Path, alias: str, *accounts: List[Dict[str, Any]]) -> List[Journal]:
+    """One Journal per account of a server under `alias` (a restarted server writes a second one)."""
+    made = []
+    for at, entries in enumerate(accounts):
+        file = path / f"{alias}-{at}.jsonl"
+        file.write_text("".join(json.dumps(e) + "\n" for e in entries))
+        made.append(Journal(alias, file))
+    return made
+
+
+def started(t: float, server: str, *argv: str, fail: Any = None) -> Dict[str, Any]:
+    return {"t": t, "kind": "start", "pid": 100 + int(t * 10), "server": server, "fail": fail,
+            "argv": ["--journal", "j.jsonl", *argv]}
+
+
+def discovered(t: float) -> List[Dict[str, Any]]:
+    asked = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {}}}
+    return [{"t": t, "kind": "in", "msg": asked},
+            {"t": t + 0.001, "kind": "out", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "x"}}}]
+
+
+def item_8_journals(tmp_path: Path) -> List[Journal]:
+    """Item 8's scenarios as their servers' journals: a healthy notes beside a tickets
+    that exits at start (and is started again), and a tickets slow at every reply."""
+    return [*journal(tmp_path, "notes-exit-at-start", [started(0.0, "notes"), *discovered(0.1)]),
+            *journal(tmp_path, "tickets-exit-at-start",
+                     [started(0.02, "tickets", "--fail", "exit-at-start", fail="exit-at-start"),
+                      {"t": 0.021, "kind": "exit", "status": 3}],
+                     [started(0.3, "tickets", "--fail", "exit-at-start", fail="exit-at-start"),
+                      {"t": 0.301, "kind": "exit", "status": 3}]),
+            *journal(tmp_path, "slow-tickets", [started(0.05, "tickets", "--delay", "0.15"), *discovered(0.4)])]
+
+
+def test_a_broken_servers_item_names_each_lane_for_what_its_server_was_started_as(tmp_path: Path) -> None:
+    from checks.page import diagram
+    from checks.trace import trace_lines, wire_events
+    wire = wire_events(item_8_journals(tmp_path))
+    starts = [(r["server"], r["label"]) for r in wire if r["kind"] == "start"]
+    assert starts == [("notes-exit-at-start", "notes (healthy)"), ("tickets-exit-at-start", "tickets (exits at start)"),
+                      ("slow-tickets", "tickets (slow: 0.15 s a reply)"),
+                      ("tickets-exit-at-start", "tickets (exits at start)")]
+    texts = drawn_texts(diagram(wire))
+    assert {"notes (healthy)", "tickets (exits at start)", "tickets (slow: 0.15 s a reply)"} <= set(texts)
+    assert "notes-exit-at-start" in texts  # the name the run knew it by, under what it is
+    assert [t for t in texts if "started again" in t] == ["started again: tickets (exits at start)"]  # the restart
+    assert not any("started" in line or "healthy" in line for line in trace_lines([], events=wire))
+
+
+def test_an_item_whose_servers_were_all_healthy_draws_no_starts(tmp_path: Path) -> None:
+    from checks.trace import wire_events
+    wire = wire_events(journal(tmp_path, "notes", [started(0.0, "notes", "--paging", "endless"), *discovered(0.1)]))
+    assert [r["kind"] for r in wire] == ["request", "reply"] and wire[0]["ms"] == 0.0
+
+
+def test_the_point_where_the_client_raised_is_drawn_after_the_broken_servers_last_event(tmp_path: Path) -> None:
+    from checks.trace import wire_events
+    wire = wire_events(item_8_journals(tmp_path))
+    said = ("expected: with tickets-exit-at-start broken (exit-at-start), it goes to the offline table\n"
+            "got: refresh() raised ServerGone (server 'tickets' closed its output (exit status 3)): one broken "
+            "server sank the whole refresh")
+    text = page("MCP client lab · starter", "0/1 passed", [Verdict(8, "offline", "offline", "fail", 1.0, said,
+                                                                  wire=wire)])
+    texts = drawn_texts(text[text.index("<svg"):])
+    raised = next(i for i, t in enumerate(texts) if t.startswith("refresh() raised ServerGone"))
+    exits = [i for i, t in enumerate(texts) if t == "exited with status 3"]
+    assert len(exits) == 2 and exits[-1] < raised < texts.index("server/discover #1", exits[-1])
+    calm = page("MCP client lab · solution", "1/1 passed", [Verdict(8, "offline", "offline", "pass", 1.0, "fine",
+                                                                    wire=wire)])
+    assert "raised" not in calm

@@ -16,6 +16,7 @@ Everything here that came from a server or the code under test is escaped
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, Sequence
 
 from checks.harness import Verdict
@@ -43,13 +44,38 @@ def anchor(number: int) -> str:
 
 
 def in_full(events: Sequence[Dict[str, Any]]) -> str:
+    """Every message of the item as it went, indented, each under when and which way."""
     if not events:
         return ""
-    lines = [f"+{float(e.get('ms', 0)):.1f} ms  ⋯ {e.get('label')}" if e.get("kind") == "omitted" else
-             f"+{float(e.get('ms', 0)):.1f} ms  {e.get('server')} {e.get('toward') or 'at the server'}  "
-             f"{e.get('full', '')}" for e in events]
     return (f"<details><summary>the messages in full ({len(events)})</summary>"
-            f"<pre>{esc_lines(chr(10).join(lines))}</pre></details>")
+            f"<pre class=\"full\">{chr(10).join(one_in_full(e) for e in events)}</pre></details>")
+
+
+def one_in_full(event: Dict[str, Any]) -> str:
+    when = f"+{float(event.get('ms', 0)):.1f} ms  "
+    if event.get("kind") == "omitted":
+        return f"<b>{esc(when)}⋯ {esc(event.get('label'))}</b>\n"
+    return f"<b>{esc(when + heading(event))}</b>\n{esc_lines(indented(str(event.get('full', ''))))}\n"
+
+
+def heading(event: Dict[str, Any]) -> str:
+    """Which way a message went, in words: the direction, not the server, is what a reader looks for."""
+    server, toward, kind = event.get("server"), event.get("toward"), event.get("kind")
+    if toward == "server":
+        return f"client → {server} · to the server{' (not JSON)' if kind == 'not-json' else ''}"
+    if toward == "client":
+        return f"{server} → client · to the client"
+    if kind == "start":
+        return f"{server} · started as {event.get('label')}"
+    return f"{server} · at the server"
+
+
+def indented(full: str) -> str:
+    """A message's JSON indented; a line that was not JSON (or was cut short) as it came."""
+    try:
+        return json.dumps(json.loads(full), indent=2, ensure_ascii=False)
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser goes
+        return full
 
 
 def section(verdict: Verdict) -> str:

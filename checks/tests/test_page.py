@@ -352,3 +352,21 @@ def test_the_point_where_the_client_raised_is_drawn_after_the_broken_servers_las
     calm = page("MCP client lab · solution", "1/1 passed", [Verdict(8, "offline", "offline", "pass", 1.0, "fine",
                                                                     wire=wire)])
     assert "raised" not in calm
+
+
+def test_the_messages_in_full_are_indented_json_each_saying_which_way_it_went() -> None:
+    asked = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_note", "arguments": {}}}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": HOSTILE}]}}
+    wire = [{**event(0.0, "request", "server", "tools/call #1 read_note {}", id="1"), "full": json.dumps(asked)},
+            {**event(0.4, "reply", "client", "#1 note", id="1"), "full": json.dumps(answer)},
+            event(0.5, "not-json", "server", "hello (not JSON)"),
+            event(0.9, "exit", "", "exited with status 3")]
+    text = page("MCP client lab · starter", "0/1 passed", [Verdict(1, "connect", "connects", "fail", 0.1, "x",
+                                                                  wire=wire)])
+    full = html.unescape(re.sub(r"<[^>]+>", "", text[text.index("the messages in full"):]))
+    assert "+0.0 ms  client → notes · to the server\n{\n" in full and '\n  "method": "tools/call",\n' in full
+    assert "+0.4 ms  notes → client · to the client\n{\n" in full and '\n        "text": "<script>' in full
+    assert "+0.5 ms  client → notes · to the server (not JSON)\nhello (not JSON)" in full
+    assert "+0.9 ms  notes · at the server\nexited with status 3" in full
+    assert "notes server" not in full and "notes client" not in full
+    assert "<script" not in text  # indented, and still text

@@ -21,7 +21,7 @@ from typing import Any, Dict, Sequence
 
 from checks.harness import Verdict
 from checks.items import label
-from checks.page_parts import Fold, diagram, esc, esc_lines, folded, raised_in
+from checks.page_parts import Fold, diagram, esc, esc_lines, folded, legend, raised_in
 
 __all__ = ["Fold", "diagram", "folded", "page"]  # the diagram's parts, as the tests have always imported them
 
@@ -35,7 +35,10 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
 .badge { font-weight: 700; } pre { background: #f3f4f6; padding: .6em; white-space: pre-wrap; }
 nav a { margin-right: .8em; } .diagram { overflow-x: auto; margin: .5em 0; }
 svg { display: block; max-width: none; background: #fff; }
-svg text { font: 12px ui-monospace, monospace; } details pre { max-height: 30em; overflow: auto; }
+svg text { font: 12px ui-monospace, monospace; }
+.legend { list-style: none; padding: 0; columns: 2 22em; font-size: .93em; } .legend li { margin: .15em 0; }
+.legend svg { display: inline-block; vertical-align: middle; } .mark { display: inline-block; width: 48px;
+  text-align: center; font-size: 16px; } details pre { max-height: 30em; overflow: auto; }
 """
 
 
@@ -100,5 +103,5 @@ def page(title: str, summary: str, verdicts: Sequence[Verdict], problems: Sequen
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{esc(title)}</h1><p>{esc(summary)}</p><nav>{nav}</nav>"
-            f"{f'<ul class=fail>{trouble}</ul>' if trouble else ''}"
+            f"{f'<ul class=fail>{trouble}</ul>' if trouble else ''}{legend()}"
             f"{''.join(section(v) for v in verdicts)}</body></html>\n")

@@ -295,3 +295,29 @@ def hover_text(row: Dict[str, Any]) -> str:
     if len(full) > TITLE_TEXT:
         full = full[:TITLE_TEXT] + "… (the rest under the messages in full)"
     return f"{row.get('label', '')}\n{full}"
+
+
+# The legend: each way a diagram draws, drawn the same way, then said in words.
+LEGEND = [("", COLOURS["request"], "solid: a request, client to server"),
+          (' stroke-dasharray="6,4"', COLOURS["reply"], "dashed: a reply"),
+          (' stroke-dasharray="2,3"', COLOURS["notification"], "dotted: a notification (no reply expected)"),
+          ("", COLOURS["server-request"], "blue: a request from the server to the client"),
+          (' stroke-dasharray="6,4"', COLOURS["error"],
+           "red: an error reply, a line that was not JSON, or a request never answered (its label says so)"),
+          (' stroke-dasharray="6,4"', COLOURS["iserror"], "orange: an isError result (the tool failed; the "
+                                                          "protocol did not)")]
+MARKS = [("✕", COLOURS["exit"], "on a server's line: a reply withheld (the client cancelled it) or the server exited"),
+         ("↻", COLOURS["restart"], "on a server's line: the server started again (a restart)"),
+         ("✖", COLOURS["exit"], "on the client's line: where the client raised, as the verdict says"),
+         ("⋯", COLOURS["notification"], "alike messages folded, or left out; every one is in the messages in full")]
+
+
+def legend() -> str:
+    """What the diagrams' lines, colours and marks mean, each drawn as the diagrams draw it."""
+    lines = [f'<li><svg width="48" height="12" aria-hidden="true"><line x1="2" y1="6" x2="40" y2="6" '
+             f'stroke="{colour}" stroke-width="1.5"{dash}/><path d="M38,2 L46,6 L38,10 z" fill="{colour}"/></svg> '
+             f'{esc(said)}</li>' for dash, colour, said in LEGEND]
+    marks = [f'<li><span class="mark" style="color: {colour}">{esc(mark)}</span> {esc(said)}</li>'
+             for mark, colour, said in MARKS]
+    return (f'<ul class="legend" aria-label="how to read the diagrams">{"".join(lines + marks)}'
+            '<li>Hover over an arrow for its whole label and message.</li></ul>')

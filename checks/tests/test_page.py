@@ -39,7 +39,7 @@ def test_server_text_is_text_never_markup_and_each_item_has_its_anchor() -> None
     assert 'id="item-3"' in text and 'id="item-E2"' in text and 'href="#item-E2"' in text
     assert "<script" not in text and "<img" not in text and "\x1b" not in text
     assert "&lt;script&gt;" in text and "\\x1b[2J" in text
-    assert text.count("<svg") == 1  # E2 had no conversation: it says so instead of drawing nothing
+    assert text.count('<div class="diagram"') == 1  # E2 had no conversation: it says so instead of drawing nothing
 
 
 def test_a_long_run_of_alike_messages_is_folded_to_its_ends() -> None:
@@ -351,7 +351,7 @@ def test_the_point_where_the_client_raised_is_drawn_after_the_broken_servers_las
     assert len(exits) == 2 and exits[-1] < raised < texts.index("server/discover #1", exits[-1])
     calm = page("MCP client lab · solution", "1/1 passed", [Verdict(8, "offline", "offline", "pass", 1.0, "fine",
                                                                     wire=wire)])
-    assert "raised" not in calm
+    assert 'class="raised"' not in calm and 'class="raised"' in text
 
 
 def test_the_messages_in_full_are_indented_json_each_saying_which_way_it_went() -> None:
@@ -370,3 +370,15 @@ def test_the_messages_in_full_are_indented_json_each_saying_which_way_it_went() 
     assert "+0.9 ms  notes · at the server\nexited with status 3" in full
     assert "notes server" not in full and "notes client" not in full
     assert "<script" not in text  # indented, and still text
+
+
+def test_the_page_has_a_legend_for_every_way_a_diagram_draws() -> None:
+    text = page("MCP client lab · starter", "1/2 passed", two_items())
+    legend = text[text.index('<ul class="legend"'):text.index("</ul>", text.index('<ul class="legend"'))]
+    words = html.unescape(re.sub(r"<[^>]+>", " ", legend))
+    for said in ("solid: a request", "dashed: a reply", "dotted: a notification", "red: an error reply",
+                 "never answered", "orange: an isError result", "✕", "withheld", "exited", "↻", "started again",
+                 "✖", "raised", "blue: a request from the server"):
+        assert said in words, said
+    assert 'stroke-dasharray="6,4"' in legend and 'stroke-dasharray="2,3"' in legend  # drawn as the arrows are
+    assert text.count('<ul class="legend"') == 1 and text.index("legend") < text.index("<section")

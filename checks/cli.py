@@ -177,11 +177,11 @@ def page_written(options: argparse.Namespace) -> str:
 def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Outcome, took: float) -> None:
     """The page, written whole and then renamed into place, so a browser that
     reloads while a run ends never reads half of it."""
-    from checks.page import page  # only a run asked for a page pays for building one
+    from checks.page import about_run, page  # only a run asked for a page pays for building one
 
     plain = Style(io.StringIO())
     text = page(f"MCP client lab · {options.target}", summary(verdicts, took, plain, outcome.problems),
-                verdicts, outcome.problems)
+                verdicts, outcome.problems, about_run(options.target, target_directory(options.target)))
     write_whole(Path(options.html), text)
 
 

@@ -17,23 +17,33 @@ Everything here that came from a server or the code under test is escaped
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Sequence
+import os
+import platform
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence
 
 from checks.harness import Verdict
 from checks.items import label
 from checks.page_parts import Fold, diagram, esc, esc_lines, folded, legend, raised_in
+from checks.target import ROOT
 
 __all__ = ["Fold", "diagram", "folded", "page"]  # the diagram's parts, as the tests have always imported them
 
-# The page never scrolls sideways: text wraps anywhere it must, and each diagram
+# The page never scrolls sideways: a word too long for its line breaks, and each diagram
 # (drawn at its own size, so its text keeps its size) scrolls in a box of its own.
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; padding: 0 12px; max-width: 1100px;
-       color: #111827; overflow-wrap: anywhere; }
+       color: #111827; overflow-wrap: break-word; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
 .pass { color: #15803d; } .fail { color: #b91c1c; } .error { color: #a16207; }
 .badge { font-weight: 700; } pre { background: #f3f4f6; padding: .6em; white-space: pre-wrap; }
-nav a { margin-right: .8em; } .diagram { overflow-x: auto; margin: .5em 0; }
+table { border-collapse: collapse; margin: .6em 0; } th, td { text-align: left; padding: .15em .7em .15em 0;
+  vertical-align: top; } .summary td.time, .summary td.badge { white-space: nowrap; } .summary td.time { text-align: right; }
+.about th { font-weight: 600; color: #4b5563; } .diagram { overflow-x: auto; margin: .5em 0; }
 svg { display: block; max-width: none; background: #fff; }
 svg text { font: 12px ui-monospace, monospace; }
 .legend { list-style: none; padding: 0; columns: 2 22em; font-size: .93em; } .legend li { margin: .15em 0; }
@@ -93,15 +103,81 @@ def section(verdict: Verdict) -> str:
             f'{diagram(verdict.wire, anchor(verdict.number), raised_in(verdict.message))}{in_full(verdict.wire)}</section>')
 
 
-def page(title: str, summary: str, verdicts: Sequence[Verdict], problems: Sequence[str] = ()) -> str:
+@dataclass(frozen=True)
+class About:
+    """What a page says of its run at the top: when, on what, with what (an
+    instructor with thirty pages tells them apart by these)."""
+
+    date: str
+    target: str
+    commit: Optional[str]  # None: the target is not in a git checkout, or git could not say
+    python: str
+    version: str  # the lab's, from its pyproject.toml
+
+
+GIT_PATIENCE = 5.0  # seconds `git rev-parse` may take; a page waits for nothing longer
+
+
+def about_run(target: str, directory: Path) -> About:
+    """The header's facts for a run of `target` (the code in `directory`)."""
+    now = datetime.now().astimezone()
+    return About(date=f"{now:%Y-%m-%d %H:%M %Z}", target=f"{target} ({directory})", commit=commit_of(directory),
+                 python=f"{platform.python_version()} ({platform.python_implementation()})", version=lab_version())
+
+
+def commit_of(directory: Path) -> Optional[str]:
+    """The short commit `directory` is checked out at, or None: never a failure of the run."""
+    try:
+        done = subprocess.run(["git", "-C", str(directory), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=GIT_PATIENCE, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})  # a read; it takes no lock
+    except (OSError, subprocess.SubprocessError):  # no git, or it took too long (and was ended)
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{4,40}", commit) else None
+
+
+def lab_version() -> str:
+    """The version in the lab's pyproject.toml (the tree that runs, not whichever copy pip installed)."""
+    try:
+        text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown"
+    project = text.split("[project]", 1)[-1].split("\n[", 1)[0]
+    found = re.search(r'^version\s*=\s*"([^"]+)"', project, re.M)
+    return found.group(1) if found else "unknown"
+
+
+def header(title: str, summary: str, about: Optional[About]) -> str:
+    facts = [] if about is None else [
+        ("date", about.date), ("target", about.target), ("commit", about.commit or "none (not a git checkout)"),
+        ("Python", about.python), ("lab version", about.version)]
+    rows = "".join(f"<tr><th>{esc(name)}</th><td>{esc(value)}</td></tr>" for name, value in facts)
+    return (f'<header><h1>{esc(title)}</h1><p>{esc(summary)}</p>'
+            f'{f"<table class=about>{rows}</table>" if rows else ""}</header>')
+
+
+ATTENTION = {"fail": 0, "error": 1, "pass": 2}  # the summary's order: what needs attention first
+
+
+def summary_table(verdicts: Sequence[Verdict]) -> str:
+    """One row per item, failures first, the status in words, each linked to its item."""
+    order = sorted(verdicts, key=lambda v: (ATTENTION.get(v.status, 1), v.number))
+    rows = "".join(f'<tr><td class="badge {esc(v.status)}">{esc(v.status.upper())}</td>'
+                   f'<td><a href="#{anchor(v.number)}">{esc(label(v.number))}</a></td><td>{esc(v.title)}</td>'
+                   f'<td class="time">{v.duration:.2f} s</td></tr>' for v in order)
+    return ('<table class="summary"><tr><th>result</th><th>item</th><th>what it judges</th><th>time</th></tr>'
+            f'{rows}</table>')
+
+
+def page(title: str, summary: str, verdicts: Sequence[Verdict], problems: Sequence[str] = (),
+         about: Optional[About] = None) -> str:
     """The whole report as one HTML document."""
-    nav = " ".join(f'<a href="#{anchor(v.number)}" class="{esc(v.status)}">{esc(label(v.number))}</a>'
-                   for v in verdicts)
     trouble = "".join(f"<li>{esc(p)}</li>" for p in problems)
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{esc(title)}</h1><p>{esc(summary)}</p><nav>{nav}</nav>"
+            f"{header(title, summary, about)}{summary_table(verdicts)}"
             f"{f'<ul class=fail>{trouble}</ul>' if trouble else ''}{legend()}"
             f"{''.join(section(v) for v in verdicts)}</body></html>\n")

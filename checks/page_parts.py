@@ -320,4 +320,5 @@ def legend() -> str:
     marks = [f'<li><span class="mark" style="color: {colour}">{esc(mark)}</span> {esc(said)}</li>'
              for mark, colour, said in MARKS]
     return (f'<ul class="legend" aria-label="how to read the diagrams">{"".join(lines + marks)}'
-            '<li>Hover over an arrow for its whole label and message.</li></ul>')
+            '<li>Hover over an arrow for its whole label and message; every message is also under the messages in '
+            'full.</li></ul>')

@@ -3,6 +3,7 @@ server text never markup; rendered for real in headless Chromium."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import os
@@ -19,7 +20,7 @@ import pytest
 
 from checks.fixtures import Journal
 from checks.harness import Verdict
-from checks.page import Fold, folded, page
+from checks.page import About, Fold, folded, page
 from checks.target import ROOT
 
 HOSTILE = '<script>alert("owned")</script>\x1b[2J<img src=x onerror=alert(1)>'
@@ -382,3 +383,54 @@ def test_the_page_has_a_legend_for_every_way_a_diagram_draws() -> None:
         assert said in words, said
     assert 'stroke-dasharray="6,4"' in legend and 'stroke-dasharray="2,3"' in legend  # drawn as the arrows are
     assert text.count('<ul class="legend"') == 1 and text.index("legend") < text.index("<section")
+
+
+def test_the_summary_table_puts_failures_first_in_words_each_linked_to_its_item() -> None:
+    verdicts = [Verdict(1, "connect", "connects", "pass", 0.1, "fine"), Verdict(5, "names", "names", "fail", 0.2, "x"),
+                Verdict(3, "paging", "pages", "error", 0.3, "x"), Verdict(2, "errors", "errors", "fail", 0.4, "x"),
+                Verdict(12, "E2-list-changes", "changes", "pass", 0.1, "fine")]
+    text = page("MCP client lab · starter", "2/4 passed", verdicts)
+    table = text[text.index('<table class="summary"'):text.index("</table>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]  # the header row first
+    said = [html.unescape(re.sub(r"<[^>]+>", " ", r)).split() for r in rows]
+    assert [(words[0], words[1]) for words in said] == [("FAIL", "2"), ("FAIL", "5"), ("ERROR", "3"), ("PASS", "1"),
+                                                        ("PASS", "E2")]
+    assert all(f'href="#item-{n}"' in row for n, row in zip(["2", "5", "3", "1", "E2"], rows))
+
+
+def about() -> About:
+    return About(date="2026-12-01 09:30 UTC", target="starter (/home/me/lab/starter)", commit="1a2b3c4",
+                 python="3.12.4 (CPython)", version="0.1.0")
+
+
+def test_the_header_says_when_and_on_what_the_run_was_made() -> None:
+    text = page("MCP client lab · starter", "1/2 passed", two_items(), about=about())
+    header = html.unescape(re.sub(r"<[^>]+>", " ", text[text.index("<header"):text.index("</header>")]))
+    for said in ("2026-12-01 09:30 UTC", "starter (/home/me/lab/starter)", "1a2b3c4", "3.12.4 (CPython)", "0.1.0"):
+        assert said in header, said
+    unknown = page("MCP client lab · starter", "1/2 passed", two_items(),
+                   about=dataclasses.replace(about(), commit=None))
+    assert "not a git checkout" in unknown
+
+
+def test_what_the_header_says_is_read_from_the_lab_and_a_missing_git_is_no_failure(tmp_path: Path,
+                                                                                  monkeypatch: Any) -> None:
+    from checks.page import about_run
+    found = about_run("starter", ROOT / "starter")
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert version is not None and found.version == version.group(1)
+    assert found.python.startswith(sys.version.split()[0]) and found.target.startswith("starter (")
+    assert about_run("mine", tmp_path).commit is None  # not in a git checkout
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all
+    assert about_run("starter", ROOT / "starter").commit is None
+
+
+def test_the_page_a_run_writes_names_its_commit_python_and_version(tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    assert run_with_page(report).returncode == 0
+    text = html.unescape(report.read_text(encoding="utf-8"))
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          timeout=30)
+    if head.returncode == 0:  # a git checkout; an unpacked archive has none
+        assert head.stdout.strip() in text
+    assert sys.version.split()[0] in text and '<table class="summary"' in text

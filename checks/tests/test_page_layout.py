@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 import pytest
 
 from checks.harness import Verdict
-from checks.page import page
+from checks.page import About, page
 from checks.tests.chromium import render
 
 SHOTS = os.environ.get("MCP_LAB_SHOTS")  # a directory to keep the screenshots in, to look at them
@@ -52,7 +52,9 @@ def wide_and_tall() -> List[Verdict]:
 def test_the_page_never_scrolls_sideways_and_its_text_stays_readable(tmp_path: Path, width: int,
                                                                     mobile: bool) -> None:
     report = tmp_path / "report.html"
-    report.write_text(page("MCP client lab · starter", "0/2 passed", wide_and_tall()), encoding="utf-8")
+    about = About("2026-12-01 09:30 UTC", "mine (/home/a-learner/" + "deeply-nested-folder/" * 8 + "client)", "1a2b3c4",
+                  "3.12.4 (CPython)", "0.1.0")
+    report.write_text(page("MCP client lab · mine", "0/2 passed", wide_and_tall(), about=about), encoding="utf-8")
     layout = render(chromium(), report, width, mobile, tmp_path / "profile")
     if SHOTS:
         Path(SHOTS, f"page-{width}.png").write_bytes(layout.png)

@@ -434,3 +434,22 @@ def test_the_page_a_run_writes_names_its_commit_python_and_version(tmp_path: Pat
     if head.returncode == 0:  # a git checkout; an unpacked archive has none
         assert head.stdout.strip() in text
     assert sys.version.split()[0] in text and '<table class="summary"' in text
+
+
+@pytest.mark.timeout(180)
+def test_a_solved_labs_page_shows_what_items_5_6_and_8_judge(tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "checks", "--target", "solution", "5", "6", "8", "--html",
+                           str(report)], capture_output=True, text=True, timeout=150, cwd=ROOT,
+                          env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 0, done.stdout[-2000:]
+    text = report.read_text(encoding="utf-8")
+    sections = {m.group(1): m.group(2) for m in re.finditer(r'<section id="item-(\w+)">(.*?)</section>', text, re.S)}
+    bold = {n: set(html.unescape(b) for b in re.findall(r'<tspan font-weight="bold">(.*?)</tspan>', sections[n]))
+            for n in ("5", "6")}
+    assert bold["5"] == {"search"}  # the name each server received, not the model-facing one
+    assert {"queue.stats", "weekly report", "résumé",
+            "export_ticket_history_including_comments_and_attachments_for_audit_as_json"} <= bold["6"]
+    lanes = drawn_texts(sections["8"])
+    assert {"notes (healthy)", "tickets (exits at start)", "tickets (never answers)"} <= set(lanes)
+    assert "started again: tickets (exits at start)" in lanes  # the client's retry started it a second time

@@ -1,14 +1,13 @@
 """`python -m checks --html FILE`: the run as one page, each item's conversation
 drawn as a sequence diagram.
 
-One self-contained file (no script, no outside resource), readable offline and
-attachable to a grade. Per item: the verdict, its message, and the messages
-between the client and each server from the servers' journals, as arrows
-between lifelines in time order, with the time on the left. Requests are solid,
-replies dashed, errors red, isError results orange, notifications grey; a request
-never answered is red and says so; a reply withheld (cancelled) or a server that
-exited is marked on its lifeline where it happened. A run of alike messages is folded; each arrow's full message shows on
-hover, and all of them under "the messages in full".
+One self-contained file (no script, no outside resource), readable offline,
+on a phone as on a desktop, and attachable to a grade. At the top: when the run
+was made, on which target, commit, Python and lab version, and a table of the
+items, those that need attention first, each linked to its section. Then a
+legend, and per item the verdict, its message, and the messages between the
+client and each server from the servers' own accounts, as a diagram
+(checks.page_parts), and all of them indented under "the messages in full".
 
 Everything here that came from a server or the code under test is escaped
 (and its control characters shown as escapes): text, never markup.
@@ -41,8 +40,9 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5em auto; padding: 0 12p
 h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
 .pass { color: #15803d; } .fail { color: #b91c1c; } .error { color: #a16207; }
 .badge { font-weight: 700; } pre { background: #f3f4f6; padding: .6em; white-space: pre-wrap; }
-table { border-collapse: collapse; margin: .6em 0; } th, td { text-align: left; padding: .15em .7em .15em 0;
-  vertical-align: top; } .summary td.time, .summary td.badge { white-space: nowrap; } .summary td.time { text-align: right; }
+table { border-collapse: collapse; margin: .6em 0; }
+th, td { text-align: left; padding: .15em .7em .15em 0; vertical-align: top; }
+.summary td.time, .summary td.badge { white-space: nowrap; } .summary td.time { text-align: right; }
 .about th { font-weight: 600; color: #4b5563; } .diagram { overflow-x: auto; margin: .5em 0; }
 svg { display: block; max-width: none; background: #fff; }
 svg text { font: 12px ui-monospace, monospace; }

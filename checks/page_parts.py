@@ -1,5 +1,17 @@
 """The parts the page (checks.page) is drawn from: each item's conversation as
-an SVG sequence diagram, and the escaping every text from a server goes through.
+an SVG sequence diagram, its legend, and the escaping every text from a server
+goes through.
+
+The diagram: the client's lifeline and one per server, named for what the
+server was started as when the item broke one on purpose ("tickets (exits at
+start)"), and named again every LANE_REPEAT rows. Arrows in time order, the time
+on the left: requests solid, replies dashed, notifications dotted, errors red,
+isError results orange; a request never answered is red and says so; a reply
+withheld, a server's exit (✕) or its restart (↻) is marked on its lifeline, and
+where the client raised (✖) on the client's, when the verdict says so. A run of
+alike messages is folded. Labels are cut with "…", whole on hover; a tool
+name sent in a tools/call is whole and bold. Drawn at its own size in a box that
+scrolls, so its text never shrinks and the page never scrolls sideways.
 
 Everything here that came from a server or the code under test is escaped
 (and its control characters shown as escapes): text, never markup.
@@ -17,7 +29,7 @@ from checks.trace import clipped
 from checks.visible import visible
 
 ROW = 26  # pixels per message
-LANE = 190  # pixels between lifelines
+LANE = 190  # pixels between lifelines, at least (more when a name is longer)
 LEFT = 80  # the time column
 TOP = 40  # the lifelines' names
 FOLD_AFTER = 4  # a run of more alike messages than this is folded

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from checks.fixtures import Entry, Journal
@@ -159,6 +160,8 @@ def wire_events(journals: List[Journal]) -> List[Dict[str, Any]]:
         if len(kept) < len(found) and at == WIRE_ROWS - WIRE_TAIL:
             rows.append(omitted(len(found) - len(kept), round((t - start) * 1000, 1)))
         row = {"ms": round((t - start) * 1000, 1), **described(alias, entry, kind)}
+        if kind == "start":
+            row["label"] = drawn_starts[id(entry)]
         row["full"] = row["full"][:min(FULL_TEXT, budget)] if budget > 0 else UNKEPT
         budget -= len(row["full"])
         rows.append(row)
@@ -180,19 +183,17 @@ def fault_of(start: Entry) -> Optional[str]:
     return None
 
 
-def starts_drawn(entries: List[Tuple[str, Entry]]) -> Set[int]:
-    """The start entries (by id()) that become rows: all of them in an item with a
-    broken server, else only a second start under one name (a restart)."""
+def starts_drawn(entries: List[Tuple[str, Entry]]) -> Dict[int, str]:
+    """The start entries (by id()) that become rows, each with its label: in an item
+    with a broken server all of them, saying what each is ("notes (healthy)");
+    elsewhere only those of a server started again under one name, first start
+    included (it titles the lane; the page draws the later ones as restarts)."""
     starts = sorted(((alias, entry) for alias, entry in entries if entry.kind == "start"), key=lambda s: s[1].t)
     if any(fault_of(entry) for _, entry in starts):
-        return {id(entry) for _, entry in starts}
-    seen: Set[str] = set()
-    again: Set[int] = set()
-    for alias, entry in starts:
-        if alias in seen:
-            again.add(id(entry))
-        seen.add(alias)
-    return again
+        return {id(entry): f"{entry.raw.get('server', alias)} ({fault_of(entry) or 'healthy'})"
+                for alias, entry in starts}
+    times = Counter(alias for alias, _ in starts)
+    return {id(entry): str(entry.raw.get("server", alias)) for alias, entry in starts if times[alias] > 1}
 
 
 UNKEPT = f"(not kept: this item's messages in full passed {WIRE_TEXT:,} characters)"
@@ -214,8 +215,8 @@ def described(alias: str, entry: Entry, kind: str) -> Dict[str, Any]:
         label, full, toward = describe_reply(entry.msg), entry.msg, "client"
     elif kind == "dropped":
         label, full, toward = f"reply #{entry.raw.get('id')} withheld: cancelled", entry.raw, ""
-    elif kind == "start":
-        label, full, toward = f"{entry.raw.get('server', alias)} ({fault_of(entry) or 'healthy'})", entry.raw, ""
+    elif kind == "start":  # labelled by wire_events, which knows the item's other servers
+        label, full, toward = "started", entry.raw, ""
     else:
         label, full, toward = f"exited with status {entry.raw['status']}", entry.raw, ""
     text = full if isinstance(full, str) else json.dumps(full, ensure_ascii=False)

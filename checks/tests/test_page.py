@@ -453,3 +453,12 @@ def test_a_solved_labs_page_shows_what_items_5_6_and_8_judge(tmp_path: Path) -> 
     lanes = drawn_texts(sections["8"])
     assert {"notes (healthy)", "tickets (exits at start)", "tickets (never answers)"} <= set(lanes)
     assert "started again: tickets (exits at start)" in lanes  # the client's retry started it a second time
+
+
+def test_a_healthy_server_started_again_is_drawn_as_a_restart_without_calling_anyone_healthy(tmp_path: Path) -> None:
+    from checks.page import diagram
+    from checks.trace import wire_events
+    wire = wire_events(journal(tmp_path, "notes", [started(0.0, "notes"), *discovered(0.1)],
+                               [started(0.5, "notes"), *discovered(0.6)]))
+    texts = drawn_texts(diagram(wire))
+    assert "started again: notes" in texts and not any("healthy" in t for t in texts)

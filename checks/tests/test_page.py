@@ -396,6 +396,7 @@ def test_the_summary_table_puts_failures_first_in_words_each_linked_to_its_item(
     assert [(words[0], words[1]) for words in said] == [("FAIL", "2"), ("FAIL", "5"), ("ERROR", "3"), ("PASS", "1"),
                                                         ("PASS", "E2")]
     assert all(f'href="#item-{n}"' in row for n, row in zip(["2", "5", "3", "1", "E2"], rows))
+    assert '<span class="badge error">ERROR</span> 3.' in text  # each item's own heading says it in words too
 
 
 def about() -> About:
@@ -462,3 +463,17 @@ def test_a_healthy_server_started_again_is_drawn_as_a_restart_without_calling_an
                                [started(0.5, "notes"), *discovered(0.6)]))
     texts = drawn_texts(diagram(wire))
     assert "started again: notes" in texts and not any("healthy" in t for t in texts)
+
+
+def test_server_text_in_the_new_places_is_text_too(tmp_path: Path) -> None:
+    from checks.trace import wire_events
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": HOSTILE, "arguments": {}}}
+    task = {"jsonrpc": "2.0", "id": 3, "result": {"taskId": HOSTILE, "status": HOSTILE, "statusMessage": HOSTILE}}
+    wire = wire_events([*journal(tmp_path, "tickets", [started(0.0, HOSTILE, "--fail", HOSTILE, fail=HOSTILE),
+                                                       {"t": 0.1, "kind": "in", "msg": call},
+                                                       {"t": 0.2, "kind": "out", "msg": task}])])
+    said = f"with {HOSTILE} broken\ngot: refresh() raised {HOSTILE}"
+    text = page(HOSTILE, HOSTILE, [Verdict(8, "offline", HOSTILE, "fail", 0.1, said, wire=wire)],
+                [HOSTILE], dataclasses.replace(about(), target=HOSTILE, commit=HOSTILE))
+    assert "<script" not in text and "<img" not in text and "\x1b" not in text
+    assert "&lt;script&gt;" in text and 'font-weight="bold">&lt;script&gt;' in text

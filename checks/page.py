@@ -49,6 +49,7 @@ svg text { font: 12px ui-monospace, monospace; }
 .legend { list-style: none; padding: 0; columns: 2 22em; font-size: .93em; } .legend li { margin: .15em 0; }
 .legend svg { display: inline-block; vertical-align: middle; } .mark { display: inline-block; width: 48px;
   text-align: center; font-size: 16px; } details pre { max-height: 30em; overflow: auto; }
+pre.full { word-break: break-all; } pre.full b { word-break: normal; }  /* JSON wraps as a terminal does */
 """
 
 

@@ -43,7 +43,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin-top: 2em; }
 table { border-collapse: collapse; margin: .6em 0; }
 th, td { text-align: left; padding: .15em .7em .15em 0; vertical-align: top; }
 .summary td.time, .summary td.badge { white-space: nowrap; } .summary td.time { text-align: right; }
-.about th { font-weight: 600; color: #4b5563; } .diagram { overflow-x: auto; margin: .5em 0; }
+.about th { font-weight: 600; color: #4b5563; white-space: nowrap; } .diagram { overflow-x: auto; margin: .5em 0; }
 svg { display: block; max-width: none; background: #fff; }
 svg text { font: 12px ui-monospace, monospace; }
 .legend { list-style: none; padding: 0; columns: 2 22em; font-size: .93em; } .legend li { margin: .15em 0; }

@@ -165,6 +165,12 @@ class Accounts:
             except (BlockingIOError, InterruptedError):
                 return
             pid = peer_pid(sock)
+            if self.checked and pid is not None and gone(pid):
+                # Ended before it was looked at (a client may end a server it has just
+                # started): it has sent nothing, since it waits for our word first, so
+                # there is nothing to take and nothing to refuse.
+                sock.close()
+                continue
             why = fixture_refusal(pid, self.run_dir) if self.checked else None
             if why is not None:
                 self.refused.append(why)
@@ -244,6 +250,16 @@ def command_of(pid: int) -> Tuple[str, List[str], Dict[str, str]]:
     pairs = (v.decode("utf-8", "replace").partition("=")
              for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if v)
     return exe, argv, {name: value for name, _, value in pairs}
+
+
+def gone(pid: int) -> bool:
+    """Whether `pid` has ended (no longer there, or a zombie waiting to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return True
+    state = stat.rpartition(")")[2].split()  # the command name may hold spaces and brackets
+    return bool(state) and state[0] in ("Z", "X")
 
 
 def fixture_journal(pid: int) -> Optional[Path]:

@@ -292,3 +292,18 @@ def test_the_servers_reach_the_runner_from_a_temporary_directory_too_long_for_a_
     done = subprocess.run([sys.executable, "-m", "checks", "--target", "solution", "1", "--json"], capture_output=True,
                           text=True, timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1", "TMPDIR": str(deep)})
     assert done.returncode == 0, done.stdout[-600:] + done.stderr[-600:]
+
+
+def test_a_server_that_ended_before_the_runner_looked_at_it_is_gone_not_an_impostor() -> None:
+    # A client may end a server it has just started (item 8's, under load): its
+    # connection is then from a process that is gone, or a zombie, and must be
+    # dropped quietly: refusing it made a correct run exit 2 on a busy machine.
+    import os
+    import subprocess as sp
+    from checks.accounts import gone
+    child = sp.Popen([sys.executable, "-c", "pass"])
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # ended, and left a zombie until reaped
+    assert gone(child.pid)  # a zombie
+    child.wait(timeout=30)
+    assert gone(child.pid)  # reaped: no longer there
+    assert not gone(os.getpid())

@@ -275,7 +275,7 @@ CONTRACTS = (
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
                        "description, best first, and keep the catalogue's order among equal scores",
                "lab rule (guide section 11.4)", ranked, show_rank,
-               edges=({"query": "note note search", "limit": 9, "tools": [
+               edges=({"query": "search search note", "limit": 9, "tools": [  # a word counts once
                    {"name": "read_note", "title": "", "description": ""},
                    {"name": "search", "title": "", "description": ""}]},
                    {"query": "note search", "limit": 9, "tools": [

@@ -32,8 +32,9 @@ def outcome(package: Target, reply: Dict[str, Any]) -> Any:
         return Told(f"resolved it with {slot.result!r:.100}")
     error = slot.error
     if type(error).__name__ == "McpError":
+        # The message and data whole: a learner who cuts or strips the server's words loses them.
         return Told(f"rejected it with McpError(code={getattr(error, 'code', None)!r}, "
-                    f"message={getattr(error, 'message', None)!r:.60}, data={getattr(error, 'data', None)!r:.60})")
+                    f"message={getattr(error, 'message', None)!r}, data={getattr(error, 'data', None)!r})")
     return Told(f"rejected it with {type(error).__name__}")
 
 

@@ -19,12 +19,24 @@ import base64
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
+
+def chromium() -> str:
+    """Debian's chromium: required in CI (MCP_LAB_SHIPPED), else the test is skipped saying what it needs."""
+    import pytest
+    found = shutil.which("chromium")
+    if found is None:
+        if os.environ.get("MCP_LAB_SHIPPED"):
+            pytest.fail("headless Chromium is needed here (apt-get install chromium); CI installs it")
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium); CI runs this test")
+    return found
+
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]

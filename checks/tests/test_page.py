@@ -8,7 +8,6 @@ import html
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from checks.fixtures import Journal
 from checks.harness import Verdict
 from checks.page import About, Fold, folded, page
 from checks.target import ROOT
+from checks.tests.chromium import chromium
 
 HOSTILE = '<script>alert("owned")</script>\x1b[2J<img src=x onerror=alert(1)>'
 
@@ -93,15 +93,6 @@ def pixels(png: bytes) -> List[bytes]:
         rows.append(b"".join(bytes(line[i:i + 3]) for i in range(0, stride, channels)))  # RGB only
         previous = line
     return rows
-
-
-def chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None:
-        if os.environ.get("MCP_LAB_SHIPPED"):
-            pytest.fail("headless Chromium is needed here (apt-get install chromium); CI installs it")
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); CI runs this test")
-    return found
 
 
 @pytest.mark.shipped_starter  # item 2 fails only on the starter as shipped

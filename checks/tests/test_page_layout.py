@@ -5,7 +5,6 @@ scrolls in its own box) and its text stays at a readable size."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,18 +15,9 @@ import pytest
 from checks.harness import Verdict
 from checks.page import About, page
 from checks.target import ROOT
-from checks.tests.chromium import render
+from checks.tests.chromium import chromium, render
 
 SHOTS = os.environ.get("MCP_LAB_SHOTS")  # a directory to keep the screenshots in, to look at them
-
-
-def chromium() -> str:
-    found = shutil.which("chromium")
-    if found is None:
-        if os.environ.get("MCP_LAB_SHIPPED"):
-            pytest.fail("headless Chromium is needed here (apt-get install chromium); CI installs it")
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium); CI runs this test")
-    return found
 
 
 def row(ms: float, kind: str, toward: str, label: str, server: str, id: str = "null") -> Dict[str, Any]:

@@ -62,8 +62,11 @@ class HeldJournal(Journal):
         self._replies: Dict[str, List[Entry]] = {}
         self._indexed = -1  # how many entries the index of replies covers
 
+    def entries(self) -> List[Entry]:
+        return list(self.account.entries)
+
     def each(self) -> Iterator[Entry]:
-        return iter(list(self.account.entries))
+        return iter(self.entries())
 
     def reply_to(self, request: Entry) -> Optional[Entry]:
         """As Journal.reply_to, from an index of the replies by id: a proof asks

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,29 +57,54 @@ def entry_of(raw: Any) -> Optional[Entry]:
     return Entry(float(at) if isinstance(at, (int, float)) else 0.0, str(raw.get("kind")), raw)
 
 
+def parsed_line(line: bytes) -> Optional[Entry]:
+    """One journal line as an entry; None for a line cut short by a kill (nothing
+    to learn from it) or one that is not an object."""
+    try:
+        raw = json.loads(line)
+    except ValueError:
+        return None
+    return entry_of(raw)
+
+
 class Journal:
-    """The wire as one fixture server saw it."""
+    """The wire as one fixture server saw it. The file only grows, so it is read
+    on from where the last look ended: an item that watches a journal while the
+    server writes it (every few milliseconds) parses each line once."""
 
     def __init__(self, alias: str, path: Path) -> None:
         self.alias = alias
         self.path = path
+        self._read: List[Entry] = []
+        self._offset = 0  # bytes of whole lines parsed so far
+        self._lock = threading.Lock()
 
     def entries(self) -> List[Entry]:
-        return list(self.each())
+        with self._lock:
+            try:
+                with self.path.open("rb") as file:
+                    file.seek(self._offset)
+                    fresh = file.read()
+            except FileNotFoundError:
+                return []
+            whole = fresh.rfind(b"\n") + 1  # a last line without its newline is still being written
+            self._offset += whole
+            for line in fresh[:whole].splitlines():
+                found = parsed_line(line)
+                if found is not None:
+                    self._read.append(found)
+            return list(self._read)
 
     def each(self) -> Iterator[Entry]:
-        """The entries one by one, read as they are asked for."""
+        """The entries one by one, read as they are asked for (for a look at the
+        first few of a journal that may run to megabytes)."""
         try:
-            file = self.path.open(encoding="utf-8")
+            file = self.path.open("rb")
         except FileNotFoundError:
             return
         with file:
             for line in file:
-                try:
-                    raw = json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by a kill: nothing to learn from it
-                found = entry_of(raw)
+                found = parsed_line(line)
                 if found is not None:
                     yield found
 

@@ -22,7 +22,7 @@ import tempfile
 import threading
 from bisect import bisect_right
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from checks.exercises import EXTENSION, REGION, EXTENSIONS
 from checks.target import ROOT, Target, TargetError, load_target
@@ -51,10 +51,13 @@ def bodies(text: str) -> Dict[str, Tuple[int, int]]:
 Shift = Tuple[int, int, int, int]  # (copy's first body line, copy's lines after the body, delta, learner's line)
 
 
-def swapped(learner: str, reference: str, keep: str) -> Tuple[str, List[Shift]]:
+def swapped(learner: str, reference: str, keep: str,
+            parsed: Optional[Tuple[Dict[str, Tuple[int, int]], Dict[str, Tuple[int, int]]]] = None
+            ) -> Tuple[str, List[Shift]]:
     """`learner` with the body of every region but `keep` taken from `reference`,
-    and how its lines map back to the learner's."""
-    theirs, ours = bodies(learner), bodies(reference)
+    and how its lines map back to the learner's (`parsed`: both texts' `bodies`,
+    when the caller has them already)."""
+    theirs, ours = parsed or (bodies(learner), bodies(reference))
     copy = ""
     shifts: List[Shift] = []
     at = 0
@@ -86,44 +89,66 @@ def learner_line(shifts: List[Shift], line: int) -> int:
 Prepared = Dict[str, object]
 
 
-def copy_for(directory: Path, region: str, into: Path) -> Optional[Prepared]:
-    """Write the copy of `directory` that region `region` is judged in, under
-    `into`; None when it would equal the package (every other region is
-    already the reference's: the solution itself). Reads the reference, so it
-    runs in the runner, never where the code under test runs (the worker's
-    guard refuses the reference there)."""
-    reference = ROOT / "solution"
-    files: Dict[str, Tuple[str, List[Shift]]] = {}
-    changed = False
-    for path in sorted(directory.glob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        other = reference / path.name
-        if not other.is_file():
-            files[path.name] = (text, [])
-            continue
-        made, shifts = swapped(text, other.read_text(encoding="utf-8"), region)
-        files[path.name] = (made, shifts)
-        changed = changed or made != text
-    if not changed:
-        return None
-    copy = into / (f"region-{region}" if region else "outside")
-    # __pycache__ comes along: a file left as the learner wrote it keeps its size
-    # and time, so its compiled code is used as it is (compiling is most of the
-    # cost of a copy); a file with a swapped region no longer matches and is compiled.
-    shutil.copytree(directory, copy, ignore=shutil.ignore_patterns("tests"))
-    for name, (text, _) in files.items():
-        (copy / name).write_text(text, encoding="utf-8")
-    return {"dir": str(copy), "lines": {name: shifts for name, (_, shifts) in files.items() if shifts}}
+class Package:
+    """A learner's package read once, beside the reference: per file its text,
+    the regions it marks (in both), and which of them differ from the reference's."""
+
+    def __init__(self, directory: Path) -> None:
+        reference = ROOT / "solution"
+        self.directory = directory
+        self.files: Dict[str, Tuple[str, str, Tuple[Dict[str, Tuple[int, int]], Dict[str, Tuple[int, int]]]]] = {}
+        self.differing: Dict[str, Set[str]] = {}
+        for path in sorted(directory.glob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            other = reference / path.name
+            if not other.is_file() or "# >>> " not in text:
+                continue  # no region in it: the copy takes it as it is
+            theirs_text = other.read_text(encoding="utf-8")
+            parsed = (bodies(text), bodies(theirs_text))
+            self.files[path.name] = (text, theirs_text, parsed)
+            self.differing[path.name] = {name for name, (start, end) in parsed[0].items()
+                                         if name in parsed[1] and
+                                         text[start:end] != theirs_text[slice(*parsed[1][name])]}
+
+    def copy_for(self, region: str, into: Path) -> Optional[Prepared]:
+        """Write the copy region `region` is judged in, under `into`; None when
+        it would equal the package (no other region differs from the
+        reference's: the solution itself, or a lab whose other regions are done).
+        The package was read beside the reference, so this runs in the runner,
+        never where the code under test runs (the worker's guard refuses the
+        reference there)."""
+        changed = {name for name, regions in self.differing.items() if regions - {region}}
+        if not changed:
+            return None
+        copy = into / (f"region-{region}" if region else "outside")
+        # __pycache__ comes along: a file left as the learner wrote it keeps its size
+        # and time, so its compiled code is used as it is (compiling is most of the
+        # cost of a copy); a file with a swapped region no longer matches and is compiled.
+        shutil.copytree(self.directory, copy, ignore=shutil.ignore_patterns("tests"))
+        lines: Dict[str, List[Shift]] = {}
+        for name in sorted(changed):
+            text, reference, parsed = self.files[name]
+            made, shifts = swapped(text, reference, region, parsed)
+            (copy / name).write_text(made, encoding="utf-8")
+            if shifts:
+                lines[name] = shifts
+        return {"dir": str(copy), "lines": lines}
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:
-    """The copies a run needs, one per region its items own (the runner's side)."""
+    """The copies a run needs, one per region its items own (the runner's side).
+    The package is read and parsed once for all of them."""
+    try:
+        package = Package(directory)
+    except (OSError, UnicodeDecodeError):
+        # unreadable: the worker judges the package as it is, and says why it cannot load
+        return {region: None for region in sorted(set(regions))}
     made: Dict[str, Optional[Prepared]] = {}
     for region in sorted(set(regions)):
         try:
-            made[region] = copy_for(directory, region, into)
-        except (OSError, UnicodeDecodeError):
-            made[region] = None  # unreadable: the worker judges the package as it is, and says why it cannot load
+            made[region] = package.copy_for(region, into)
+        except OSError:
+            made[region] = None
     return made
 
 
@@ -137,6 +162,7 @@ class Hybrids:
         self.prepared = prepared
         self._made: Dict[str, Target] = {}
         self._scratch: Optional[tempfile.TemporaryDirectory[str]] = None
+        self._package: Optional[Package] = None
         self._lock = threading.Lock()  # items start on several threads; each copy is loaded once
 
     def for_item(self, item: object) -> Target:
@@ -154,7 +180,9 @@ class Hybrids:
         else:
             if self._scratch is None:
                 self._scratch = tempfile.TemporaryDirectory(prefix="mcp-lab-regions-")
-            copy = copy_for(self.target.directory, region, Path(self._scratch.name))
+                self._package = Package(self.target.directory)
+            assert self._package is not None
+            copy = self._package.copy_for(region, Path(self._scratch.name))
         if copy is None:
             return self.target
         try:

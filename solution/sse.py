@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 MAX_EVENT_BYTES = 16 * 1024 * 1024  # one event, like one stdio line: past this the stream is dropped
+# A retry of more digits is ignored: 10**15 ms is over 30,000 years, so no server
+# means it, and int() refuses a string of over 4,300 digits (a hostile stream's easy raise).
+RETRY_DIGITS = 15
 LINE_END = re.compile(rb"\r\n|\r|\n")  # the first one found from a point; nothing past it is read
 
 
@@ -99,7 +102,7 @@ class EventStream:
             self._type = value
         elif name == "id" and "\0" not in value:
             self.last_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
+        elif name == "retry" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:
             self.retry_ms = int(value)
         return None  # any other field is ignored, as the format requires
         # <<< extension E9

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 MAX_EVENT_BYTES = 16 * 1024 * 1024  # one event, like one stdio line: past this the stream is dropped
+# A retry of more digits is ignored: 10**15 ms is over 30,000 years, so no server
+# means it, and int() refuses a string of over 4,300 digits (a hostile stream's easy raise).
+RETRY_DIGITS = 15
 LINE_END = re.compile(rb"\r\n|\r|\n")  # the first one found from a point; nothing past it is read
 
 
@@ -91,7 +94,7 @@ class EventStream:
         # is a comment. Any other line is "field: value" (one space after the colon is not
         # part of the value): "data" values gather in self._data, "event" sets self._type,
         # "id" sets self.last_id (unless it holds a NUL), "retry" sets self.retry_ms (digits
-        # only); any other field is ignored.
+        # only, at most RETRY_DIGITS of them); any other field is ignored.
         # The clauses the checks hold it to: labs/GUIDE.md section 11.9.
         return None
         # <<< extension E9

@@ -18,7 +18,7 @@ from checks.contracts import contracted
 from checks.exercises import EXERCISES
 from checks.harness import Item
 from checks.items import proofs
-from checks.items.code import code_mode
+from checks.items.code import ENDLESS_LIMIT as ENDLESS_SCRIPT_LIMIT, code_mode
 from checks.items.extensions import consent, list_changes, many_tools, progress, structured
 from checks.items.loop import agent_loop
 from checks.items.names import collision, error_classes, names_fit, translation
@@ -69,8 +69,8 @@ EXTENSION_ITEMS = [
     Item(17, "E7-elicitation", "a server's question becomes a form; the answer is checked and sent back",
          contracted("E7", elicitation), "elicitation.py", "field_from_schema", proof=proofs.elicitation),
     Item(18, "E8-code-mode", "code mode: a script checked against typed stubs, run in the sandbox, calls consented",
-         contracted("E8", code_mode), "stubs.py", "literal", waits="an endless script, 2 s of running time",
-         floor=8.0, proof=proofs.code_mode),
+         contracted("E8", code_mode), "stubs.py", "literal",
+         waits=f"an endless script, {ENDLESS_SCRIPT_LIMIT:g} s of running time", floor=8.0, proof=proofs.code_mode),
     Item(19, "E9-remote", "remote servers: event streams read into messages; an ended stream resumed",
          contracted("E9", remote), "sse.py", "EventStream._line",
          waits="the server's retry before resuming, 1.5 s", floor=6.0, proof=proofs.remote),

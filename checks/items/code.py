@@ -12,6 +12,8 @@ import ast
 import json
 from typing import Any, Dict, List, Optional
 
+import anyio
+
 from checks.exercises import EXTENSIONS
 from checks.fixtures import Lab
 from checks.harness import CannotJudgeHere, Fail
@@ -25,7 +27,7 @@ RUN_SCRIPT = "run_script"
 # A script that never ends meets this much running time and is stopped; a
 # correct script uses a few milliseconds of it, however busy the machine,
 # because the clock runs only while the script itself executes.
-ENDLESS_LIMIT = 2.0
+ENDLESS_LIMIT = 1.0
 
 
 # The search on line 3 is the witness: if it reaches the server, the script ran.
@@ -136,66 +138,89 @@ async def code_mode(target: Target, lab: Lab) -> str:
     missing = target.module("sandbox").missing()
     if missing:  # the machine lacks the sandbox: nothing is known about the learner's code
         raise CannotJudgeHere(f"code mode cannot run a script here: {missing}")
-    # 1. Types from the schema: a value outside an enum is refused before anything runs.
-    async with await aggregator_for(target, lab, [lab.server("tickets", None, "--add-tool", ODD_ENUMS)]) as tools:
-        gate = Gate()
-        tools.consent = gate  # the client's consent gate, answered here (E1 owns its policy)
-        await refreshed(target, tools)
-        found(tools, "tickets", "set_priority", EXTENSIONS["E8"])
-        code = module.CodeMode(tools)
-        for stubs in code.modules():  # what the model reads, and the checker takes as the truth
-            problem = stub_problem(stubs.source)
-            if problem:
-                raise Fail(f"expected: every stub is valid Python whose Literals hold only str, int, bool or None, "
-                           f"written as Python values (an enum of floats, lists or no values at all falls back "
-                           f"to Any)\ngot: the stubs of {stubs.alias}: {problem}{where}")
-        tickets_stubs = next((m for m in code.modules() if m.alias == "tickets"), None)
-        mode = allowed_values(tickets_stubs.source, "tune_alerts", "mode") if tickets_stubs else None
-        if mode != MODE_VALUES:
-            raise Fail(f"expected: an enum that includes null is still a Literal: tune_alerts(mode=...) allows "
-                       f"exactly 'quiet', 'loud' and None\ngot: it allows {sorted(map(repr, mode)) if mode else 'anything'}"
-                       f"{where}")
-        refused = await run_script(code, WRONG_CHOICE)
-        ran = arguments_sent(lab, "tickets", "search")
-        if ran or not refused.get("isError") or "script.py:4" not in text(refused):
-            raise Fail("expected: priority='urgent' is refused by the type check before the script runs, "
-                       "because the schema allows only 'low', 'normal' or 'high' (a Literal type), and the "
-                       "refusal names script.py line 4\njournal: "
-                       + (f"the script ran: its search on line 3 reached the server ({len(ran)} call)"
-                          if ran else "no call reached the server")
-                       + f"\ngot: {text(refused)[:200]}{where}")
-        allowed = await run_script(code, RIGHT_CHOICES)
-        sent = arguments_sent(lab, "tickets", "set_priority")
-        if allowed.get("isError") or sent != [{"ticket_id": "T-102", "priority": "high"}]:
-            raise Fail("expected: a script with allowed values (priority='high') type-checks and runs\n"
-                       f"journal: set_priority received {json.dumps(sent)[:120]}\n"
-                       f"got: {text(allowed)[:200]}{where}")
-        # 2. Consent inside the script: asked as for a direct call; a decline raises there.
-        declined = await run_script(code, DECLINED)
-        asked = [q for q in gate.asked if q[0] == "close_ticket"]
-        closed = arguments_sent(lab, "tickets", "close_ticket")
-        if closed or asked != [("close_ticket", {"ticket_id": "T-101"})] or \
-                not text(declined).startswith("kept open:"):
-            raise Fail("expected: close_ticket inside a script goes to the consent gate with its arguments, "
-                       "like a direct call, and the decline raises RuntimeError in the script, which catches it\n"
-                       f"journal: close_ticket reached the server {len(closed)} time(s); the gate was asked "
-                       f"{asked!r:.120}\ngot: {text(declined)[:200]}{where}")
-    # 3. Many results in, one printed line out.
-    async with await aggregator_for(target, lab, [lab.server("notes")]) as tools:
-        await refreshed(target, tools)
-        code = module.CodeMode(tools)
-        digest = await run_script(code, DIGEST)
-        reads = arguments_sent(lab, "notes", "read_note")
-        if text(digest).strip() != f"{len(reads)} notes read" or len(reads) != 3:
-            raise Fail("expected: the script reads three notes and only its printed line comes back\n"
-                       f"journal: {len(reads)} read_note call(s)\ngot: {text(digest)[:200]}{where}")
-        # 4. Limits: an endless script is stopped, and the client carries on.
-        code.limits = target.module("sandbox").Limits(seconds=ENDLESS_LIMIT)
-        endless = await run_script(code, ENDLESS)
-        after = await run_script(code, DIGEST)
-        if not endless.get("isError") or text(after).strip() != "3 notes read":
-            raise Fail(f"expected: a script that never ends is stopped after {ENDLESS_LIMIT:g} s of running "
-                       f"time, and the next script runs\ngot: {text(endless)[:160]} / then {text(after)[:80]}"
-                       f"{where}")
+    # Parts 3 and 4 (the notes server) run beside parts 1 and 2 (tickets): the
+    # endless script's running time is the item's longest wait, and nothing in
+    # one part depends on the other. Parts 1 and 2 are judged first.
+    on_notes: Dict[str, Any] = {}
+
+    async def scripts_on_notes() -> None:
+        try:
+            # 3. Many results in, one printed line out.
+            async with await aggregator_for(target, lab, [lab.server("notes")]) as tools:
+                await refreshed(target, tools)
+                code = module.CodeMode(tools)
+                on_notes["digest"] = await run_script(code, DIGEST)
+                on_notes["reads"] = arguments_sent(lab, "notes", "read_note")
+                # 4. Limits: an endless script is stopped, and the client carries on.
+                code.limits = target.module("sandbox").Limits(seconds=ENDLESS_LIMIT)
+                on_notes["endless"] = await run_script(code, ENDLESS)
+                on_notes["after"] = await run_script(code, DIGEST)
+        except Exception as raised:  # noqa: BLE001 - raised in its turn, after parts 1 and 2 are judged
+            on_notes["raised"] = raised
+
+    async def scripts_on_tickets() -> None:
+        # 1. Types from the schema: a value outside an enum is refused before anything runs.
+        async with await aggregator_for(target, lab, [lab.server("tickets", None, "--add-tool", ODD_ENUMS)]) as tools:
+            gate = Gate()
+            tools.consent = gate  # the client's consent gate, answered here (E1 owns its policy)
+            await refreshed(target, tools)
+            found(tools, "tickets", "set_priority", EXTENSIONS["E8"])
+            code = module.CodeMode(tools)
+            for stubs in code.modules():  # what the model reads, and the checker takes as the truth
+                problem = stub_problem(stubs.source)
+                if problem:
+                    raise Fail(f"expected: every stub is valid Python whose Literals hold only str, int, bool or None, "
+                               f"written as Python values (an enum of floats, lists or no values at all falls back "
+                               f"to Any)\ngot: the stubs of {stubs.alias}: {problem}{where}")
+            tickets_stubs = next((m for m in code.modules() if m.alias == "tickets"), None)
+            mode = allowed_values(tickets_stubs.source, "tune_alerts", "mode") if tickets_stubs else None
+            if mode != MODE_VALUES:
+                raise Fail(f"expected: an enum that includes null is still a Literal: tune_alerts(mode=...) allows "
+                           f"exactly 'quiet', 'loud' and None\ngot: it allows {sorted(map(repr, mode)) if mode else 'anything'}"
+                           f"{where}")
+            refused = await run_script(code, WRONG_CHOICE)
+            ran = arguments_sent(lab, "tickets", "search")
+            if ran or not refused.get("isError") or "script.py:4" not in text(refused):
+                raise Fail("expected: priority='urgent' is refused by the type check before the script runs, "
+                           "because the schema allows only 'low', 'normal' or 'high' (a Literal type), and the "
+                           "refusal names script.py line 4\njournal: "
+                           + (f"the script ran: its search on line 3 reached the server ({len(ran)} call)"
+                              if ran else "no call reached the server")
+                           + f"\ngot: {text(refused)[:200]}{where}")
+            allowed = await run_script(code, RIGHT_CHOICES)
+            sent = arguments_sent(lab, "tickets", "set_priority")
+            if allowed.get("isError") or sent != [{"ticket_id": "T-102", "priority": "high"}]:
+                raise Fail("expected: a script with allowed values (priority='high') type-checks and runs\n"
+                           f"journal: set_priority received {json.dumps(sent)[:120]}\n"
+                           f"got: {text(allowed)[:200]}{where}")
+            # 2. Consent inside the script: asked as for a direct call; a decline raises there.
+            declined = await run_script(code, DECLINED)
+            asked = [q for q in gate.asked if q[0] == "close_ticket"]
+            closed = arguments_sent(lab, "tickets", "close_ticket")
+            if closed or asked != [("close_ticket", {"ticket_id": "T-101"})] or \
+                    not text(declined).startswith("kept open:"):
+                raise Fail("expected: close_ticket inside a script goes to the consent gate with its arguments, "
+                           "like a direct call, and the decline raises RuntimeError in the script, which catches it\n"
+                           f"journal: close_ticket reached the server {len(closed)} time(s); the gate was asked "
+                           f"{asked!r:.120}\ngot: {text(declined)[:200]}{where}")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(scripts_on_notes)
+        try:
+            await scripts_on_tickets()
+        except BaseException:
+            group.cancel_scope.cancel()  # parts 1 and 2 have their verdict; stop the rest
+            raise
+    if "raised" in on_notes:
+        raise on_notes["raised"]
+    digest, reads = on_notes["digest"], on_notes["reads"]
+    if text(digest).strip() != f"{len(reads)} notes read" or len(reads) != 3:
+        raise Fail("expected: the script reads three notes and only its printed line comes back\n"
+                   f"journal: {len(reads)} read_note call(s)\ngot: {text(digest)[:200]}{where}")
+    endless, after = on_notes["endless"], on_notes["after"]
+    if not endless.get("isError") or text(after).strip() != "3 notes read":
+        raise Fail(f"expected: a script that never ends is stopped after {ENDLESS_LIMIT:g} s of running "
+                   f"time, and the next script runs\ngot: {text(endless)[:160]} / then {text(after)[:80]}"
+                   f"{where}")
     return ("priority='urgent' refused by the type check (nothing sent), 'high' sent; a declined close_ticket "
             "raised inside the script; 3 notes read, one line printed; an endless script stopped")

@@ -105,8 +105,8 @@ async def list_changes(target: Target, lab: Lab) -> str:
         if not lab.journal("tickets").calls("plugin.weekly_report"):
             raise Fail(f"expected: {plugin.model_name} reaches tickets as plugin.weekly_report{where}")
     return f"re-listed after the announcement; {len(before)} names unchanged; {plugin.model_name} added and called"
-LONG_WORK_STEPS, LONG_WORK_GAP = 60, 0.05  # 3 s of work, a progress report every 50 ms
-LONG_WORK_TIMEOUT = 2.0  # shorter than the work, forty times any gap between reports
+LONG_WORK_STEPS, LONG_WORK_GAP = 60, 0.025  # 1.5 s of work, a progress report every 25 ms
+LONG_WORK_TIMEOUT = 1.0  # shorter than the work, forty times any gap between reports
 
 
 async def progress(target: Target, lab: Lab) -> str:

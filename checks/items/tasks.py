@@ -9,7 +9,7 @@ server stored, the `tasks/*` requests it received, the answers that reached it.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple
 
 import anyio
 
@@ -70,12 +70,11 @@ def polled_after_the_end(journal: Journal) -> Optional[Tuple[str, str]]:
     return None
 
 
-async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str,
+async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str, journal: Journal,
                            arguments: Dict[str, Any], elicitor: Any = None) -> Dict[str, Any]:
     """`call_one` for a task: a client that polls on after the server said it
-    ended is stopped at its next poll and red, instead of being waited for
-    until its task limit."""
-    journal = lab.journals[-1]
+    ended (in `journal`, that server's) is stopped at its next poll and red,
+    instead of being waited for until its task limit."""
     outcome: Dict[str, Any] = {}
 
     async def call() -> None:
@@ -103,21 +102,78 @@ async def call_until_ended(target: Target, lab: Lab, spec: Any, alias: str,
     return result
 
 
+class Runs:
+    """Calls to servers that are each alone in their own table, started at once
+    and judged one by one in the order they were added: none waits on another,
+    so the item takes as long as its longest call, not their sum. What a call
+    raised is raised where it is judged, so the first broken duty is told first."""
+
+    def __init__(self) -> None:
+        self._calls: Dict[str, Callable[[], Awaitable[Dict[str, Any]]]] = {}
+        self._done: Dict[str, Dict[str, Any]] = {}
+        self._raised: Dict[str, Exception] = {}
+
+    def add(self, key: str, call: Callable[[], Awaitable[Dict[str, Any]]]) -> None:
+        self._calls[key] = call
+
+    async def run(self) -> None:
+        async def one(key: str) -> None:
+            try:
+                self._done[key] = await self._calls[key]()
+            except Exception as raised:  # noqa: BLE001 - kept for its turn; cancellation is not caught
+                self._raised[key] = raised
+
+        async with anyio.create_task_group() as group:
+            for key in self._calls:
+                group.start_soon(one, key)
+
+    def __getitem__(self, key: str) -> Dict[str, Any]:
+        if key in self._raised:
+            raise self._raised[key]
+        return self._done[key]
+
+
 async def tasks(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E6"])
+
+    async def answer(question: Any) -> Dict[str, Any]:
+        return {"action": "accept", "content": {"format": "json"}}
+
+    runs = Runs()
+
+    def until_ended(key: str, spec: Any, alias: str, arguments: Dict[str, Any], elicitor: Any = None) -> None:
+        journal = lab.journals[-1]  # the one `lab.server` has just made for `spec`
+        runs.add(key, lambda: call_until_ended(target, lab, spec, alias, journal, arguments, elicitor))
+
     # 1. A task that completes: the client's result is the one the server stored.
-    done = await call_until_ended(target, lab, lab.server("tickets"), "tickets", {"format": "json"})
+    until_ended("done", lab.server("tickets"), "tickets", {"format": "json"})
+    # 2. A task that asks a question first: input_required is not the end.
+    until_ended("asked", lab.server("tickets", "asking-tickets"), "asking-tickets", {}, answer)
+    # 3. A task that fails: an error the model can read, with the server's reason.
+    until_ended("failed", lab.server("tickets", "failing-tickets", task_timeout=FAILED_TASK_LIMIT),
+                "failing-tickets", {"format": "csv", "queue": "archive"})
+    # 3a. A task that fails with only a status message (no error object): the message is the reason.
+    until_ended("lapsed", lab.server("tickets", "lapsing-tickets", task_timeout=FAILED_TASK_LIMIT),
+                "lapsing-tickets", {"format": "csv", "queue": "lapsed"})
+    # 3b. A task the server calls off: cancelled ends the wait too, though nobody asked.
+    until_ended("withdrawn", lab.server("tickets", "withdrawn-tickets", task_timeout=FAILED_TASK_LIMIT),
+                "withdrawn-tickets", {"format": "csv", "queue": "retired"})
+    # 4. The handshake era: asked for with params.task, the result from tasks/result.
+    old = lab.server("tickets", "old-tickets", "--era", "legacy")
+    runs.add("legacy", lambda: call_one(target, lab, old, "old-tickets", {"format": "csv"}))
+    # 5. A task past its limit is cancelled on the server, and the work stops.
+    slow = lab.server("tickets", "slow-tickets", "--task-steps", "400", task_timeout=CANCEL_LIMIT)
+    runs.add("slow", lambda: call_one(target, lab, slow, "slow-tickets", {"format": "csv"}))
+    await runs.run()
+
+    done = runs["done"]
     journal = lab.journal("tickets")
     stored = last_snapshot(journal)
     if stored.get("status") != "completed" or done != stored.get("result"):
         raise Fail(f"expected: the wait ends when tasks/get says completed, with the result inlined there\n"
                    f"journal: {len(journal.requests('tasks/get'))} tasks/get; the last answer said "
                    f"{stored.get('status')!r}\ngot: {json.dumps(done)[:160]}{where}")
-    # 2. A task that asks a question first: input_required is not the end.
-    async def answer(question: Any) -> Dict[str, Any]:
-        return {"action": "accept", "content": {"format": "json"}}
-    asked_spec = lab.server("tickets", "asking-tickets")
-    asked = await call_until_ended(target, lab, asked_spec, "asking-tickets", {}, elicitor=answer)
+    asked = runs["asked"]
     asking = lab.journal("asking-tickets")
     final = last_snapshot(asking)
     waited = any((e.msg.get("result") or {}).get("status") == "input_required" for e in sent(asking))
@@ -125,36 +181,27 @@ async def tasks(target: Target, lab: Lab) -> str:
         raise Fail(f"expected: input_required means the task waits for an answer; keep polling to the end\n"
                    f"journal: the server said input_required: {waited}; its last state was "
                    f"{final.get('status')!r}\ngot: {json.dumps(asked)[:160]}{where}")
-    # 3. A task that fails: an error the model can read, with the server's reason.
-    failing = lab.server("tickets", "failing-tickets", task_timeout=FAILED_TASK_LIMIT)
-    failed = await call_until_ended(target, lab, failing, "failing-tickets", {"format": "csv", "queue": "archive"})
+    failed = runs["failed"]
     error = (last_snapshot(lab.journal("failing-tickets")).get("error")) or {}
     reason, code = str(error.get("message", "")), str(error.get("code", ""))
     if not failed.get("isError") or not reason or reason not in text(failed) or code not in text(failed):
         raise Fail(f"expected: status failed ends the wait with an isError result naming the server's error, "
                    f"its code and message\njournal: the task failed with error {code} {reason!r}\n"
                    f"got: {text(failed)[:200]}{where}")
-    # 3a. A task that fails with only a status message (no error object): the message is the reason.
-    lapsing = lab.server("tickets", "lapsing-tickets", task_timeout=FAILED_TASK_LIMIT)
-    lapsed = await call_until_ended(target, lab, lapsing, "lapsing-tickets", {"format": "csv", "queue": "lapsed"})
+    lapsed = runs["lapsed"]
     dropped = str(last_snapshot(lab.journal("lapsing-tickets")).get("statusMessage") or "")
     if not lapsed.get("isError") or not dropped or dropped not in text(lapsed):
         raise Fail(f"expected: a failed task without an error object still ends the wait, with its status "
                    f"message as the reason\njournal: the task failed with no error and the message {dropped!r}\n"
                    f"got: {text(lapsed)[:200]}{where}")
-    # 3b. A task the server calls off: cancelled ends the wait too, though nobody asked.
-    withdrawn_spec = lab.server("tickets", "withdrawn-tickets", task_timeout=FAILED_TASK_LIMIT)
-    withdrawn = await call_until_ended(target, lab, withdrawn_spec, "withdrawn-tickets",
-                                       {"format": "csv", "queue": "retired"})
+    withdrawn = runs["withdrawn"]
     said = str(last_snapshot(lab.journal("withdrawn-tickets")).get("statusMessage") or "")
     if not withdrawn.get("isError") or not said or said not in text(withdrawn) \
             or "cancel" not in text(withdrawn).replace(said, "").lower():
         raise Fail(f"expected: status cancelled (the server called the task off) ends the wait with an isError "
                    f"result that says so, with the server's message\njournal: the task was cancelled by the "
                    f"server: {said!r}\ngot: {text(withdrawn)[:200]}{where}")
-    # 4. The handshake era: asked for with params.task, the result from tasks/result.
-    old = lab.server("tickets", "old-tickets", "--era", "legacy")
-    legacy = await call_one(target, lab, old, "old-tickets", {"format": "csv"})
+    legacy = runs["legacy"]
     old_journal = lab.journal("old-tickets")
     fetched = old_journal.requests("tasks/result")
     reply = old_journal.reply_to(fetched[-1]) if fetched else None
@@ -166,9 +213,7 @@ async def tasks(target: Target, lab: Lab) -> str:
                    f"the server stored it\njournal: {len(fetched)} tasks/result"
                    f"{f'; the server answered {text(stored_old)[:100]!r}' if reply else ''}\n"
                    f"got: {json.dumps(legacy)[:160]}{where}")
-    # 5. A task past its limit is cancelled on the server, and the work stops.
-    slow = lab.server("tickets", "slow-tickets", "--task-steps", "400", task_timeout=CANCEL_LIMIT)
-    await call_one(target, lab, slow, "slow-tickets", {"format": "csv"})
+    runs["slow"]
     slow_journal = lab.journal("slow-tickets")
     stopped = [e for e in slow_journal.entries() if e.kind == "work-stopped"]
     if not slow_journal.requests("tasks/cancel") or not stopped:

@@ -254,15 +254,19 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "            self._data.append(line)\n            return None\n", "E9",
                   ("no message was read from those streams",)),
     LearnerMutant("retry read without checking it is a number", "E9",
-                  "        elif name == \"retry\" and value.isascii() and value.isdigit():\n",
+                  "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
                   "        elif name == \"retry\":\n", "E9", ("no message was read from those streams",)),
     LearnerMutant("the id field ignored", "E9", "            self.last_id = value\n", "            pass\n", "E9",
                   ("was never asked to resume it",)),
     LearnerMutant("the retry field ignored", "E9", "            self.retry_ms = int(value)\n", "            pass\n",
                   "E9", ("the retry field was not used",)),
     LearnerMutant("retry checked with str.isdigit, which '²' passes", "E9",
-                  "        elif name == \"retry\" and value.isascii() and value.isdigit():\n",
-                  "        elif name == \"retry\" and value.isdigit():\n", "E9", ("clause E9.3", "raised ValueError")),
+                  "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
+                  "        elif name == \"retry\" and value.isdigit() and len(value) <= RETRY_DIGITS:\n", "E9",
+                  ("clause E9.3", "raised ValueError")),
+    LearnerMutant("a retry of any length (16 digits kept; int() raises past 4,300)", "E9",
+                  "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
+                  "        elif name == \"retry\" and value.isascii() and value.isdigit():\n", "E9", ("clause E9.3", "retry: 1111111111111111")),
 )
 
 

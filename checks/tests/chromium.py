@@ -45,7 +45,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # page is against the window, the zoom a phone applied, the text's sizes, and
 # any diagram drawn smaller than its own width (a shrunk SVG shrinks its text).
 # Every <details> is opened first: what a reader may open counts too.
-MEASURE = """JSON.stringify((() => {
+# Measured two animation frames after the load event: a phone's viewport (and the
+# layout that follows it) may settle a frame after load, and a busy machine makes
+# that frame late; a frame is an event, so nothing here waits on a clock.
+MEASURE = """new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done))).then(() =>
+JSON.stringify((() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   const texts = [...document.querySelectorAll('body, body *')].filter(
     e => [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()));
@@ -58,7 +62,7 @@ MEASURE = """JSON.stringify((() => {
       s => Math.abs(s.getBoundingClientRect().width - s.width.baseVal.value) > 1).length,
     boxes: [...document.querySelectorAll('.diagram')].map(b => [b.clientWidth, b.scrollWidth]),
   };
-})())"""
+})()))"""
 
 
 @dataclass(frozen=True)
@@ -160,10 +164,36 @@ def render(binary: str, page: Path, width: int, mobile: bool, profile: Path) -> 
         browser.call("Emulation.setDeviceMetricsOverride",
                      {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile})
         browser.load(page.resolve().as_uri())
-        measured = json.loads(browser.call("Runtime.evaluate", {"expression": MEASURE,
+        measured = json.loads(browser.call("Runtime.evaluate", {"expression": MEASURE, "awaitPromise": True,
                                                                 "returnByValue": True})["result"]["value"])
         shot = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"})["data"])
     finally:
         browser.close()
     return Layout(measured["pageWidth"], measured["scale"], measured["bodyFont"], measured["smallestFont"],
                   measured["shrunk"], measured["boxes"], shot)
+
+
+# The box of the first element `selector` names, in page coordinates, once laid out.
+BOX = """new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done))).then(() => {
+  const box = document.querySelector(%s).getBoundingClientRect();
+  return JSON.stringify([box.left + scrollX, box.top + scrollY, box.width, box.height]);
+})"""
+
+
+def photograph(binary: str, page: Path, width: int, selector: str, profile: Path) -> bytes:
+    """A PNG of one element of `page` (wherever it lies on the page) in a desktop
+    window `width` CSS px wide."""
+    browser = Browser(binary, profile)
+    try:
+        browser.open_tab()
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+        browser.load(page.resolve().as_uri())
+        x, y, w, h = json.loads(browser.call("Runtime.evaluate", {"expression": BOX % json.dumps(selector),
+                                                                  "awaitPromise": True,
+                                                                  "returnByValue": True})["result"]["value"])
+        clip = {"x": x, "y": y, "width": max(w, 1), "height": max(h, 1), "scale": 1}
+        return base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png", "clip": clip,
+                                                                         "captureBeyondViewport": True})["data"])
+    finally:
+        browser.close()

@@ -21,7 +21,7 @@ from checks.fixtures import Journal
 from checks.harness import Verdict
 from checks.page import About, Fold, folded, page
 from checks.target import ROOT
-from checks.tests.chromium import chromium
+from checks.tests.chromium import chromium, photograph
 
 HOSTILE = '<script>alert("owned")</script>\x1b[2J<img src=x onerror=alert(1)>'
 
@@ -103,16 +103,14 @@ def test_the_starters_failing_item_renders_its_conversation_in_chromium(tmp_path
                           text=True, timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1"})
     assert done.returncode == 1 and report.exists()  # the exit status stays the verdicts'
     assert done.stdout.splitlines()[-1] == f"page written to {report.resolve().as_uri()}"
-    browser = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars", "--window-size=1000,900"]
     text = report.read_text(encoding="utf-8")
     assert '<section id="item-2">' in text and '<svg' in text
     assert 'class="message error"' in text  # the -32601 reply, drawn as an arrow
-    shot = tmp_path / "shot.png"
-    subprocess.run([*browser, f"--screenshot={shot}", report.as_uri()], capture_output=True, timeout=120)
+    # Item 2's diagram, photographed over the DevTools pipe once it has been laid out,
+    # wherever it lies (--screenshot shot a 900 px window: what fell below it went unseen).
+    shot = photograph(chromium(), report, 1000, "#item-2 svg", tmp_path / "profile")
     red = bytes((0xDC, 0x26, 0x26))  # the diagram's error colour, used nowhere else on the page
-    drawn = sum(row[i:i + 3] == red for row in pixels(shot.read_bytes()) for i in range(0, len(row), 3))
+    drawn = sum(row[i:i + 3] == red for row in pixels(shot) for i in range(0, len(row), 3))
     assert drawn > 20, "no error arrow was painted"
 
 

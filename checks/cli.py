@@ -29,7 +29,8 @@ from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
 from checks.hybrid import prepare, region_of
-from checks.isolation import Outcome, run_isolated
+from checks.isolation import run_isolated
+from checks.outcome import Outcome
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
 from checks.style import Style
 from checks.target import target_directory

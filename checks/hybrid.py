@@ -20,12 +20,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
-from bisect import bisect_right
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from checks.exercises import EXTENSION, REGION, EXTENSIONS
-from checks.target import ROOT, Target, TargetError, load_target
+from checks.target import ROOT, Shift, Target, TargetError, load_target
 
 OUTSIDE = ""  # the key of the package in which every region is the reference's
 
@@ -46,9 +45,6 @@ def bodies(text: str) -> Dict[str, Tuple[int, int]]:
     return found
 
 
-# A shift: from this line of the copy on (1-based), the learner's line is the
-# copy's plus `delta`; a line inside a swapped body maps to that body's first line.
-Shift = Tuple[int, int, int, int]  # (copy's first body line, copy's lines after the body, delta, learner's line)
 
 
 def swapped(learner: str, reference: str, keep: str,
@@ -72,16 +68,6 @@ def swapped(learner: str, reference: str, keep: str,
         shifts.append((first, after, delta, learner.count("\n", 0, start) + 1))
         at = end
     return copy + learner[at:], shifts
-
-
-def learner_line(shifts: List[Shift], line: int) -> int:
-    """The learner's line for line `line` of the copy."""
-    starts = [s[0] for s in shifts]
-    index = bisect_right(starts, line) - 1
-    if index < 0:
-        return line
-    first, after, delta, theirs = shifts[index]
-    return theirs if line < after else line + delta
 
 
 # What the runner hands the worker for one region: the copy's directory, and per

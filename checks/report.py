@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 
 from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.harness import Verdict
-from checks.isolation import Outcome
+from checks.outcome import Outcome
 from checks.style import Style
 from checks.visible import visible, visible_lines
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -23,6 +24,21 @@ class TargetError(Exception):
     """The package could not be loaded; the checks cannot judge it."""
 
 
+# A shift: from this line of the copy on (1-based), the learner's line is the
+# copy's plus `delta`; a line inside a swapped body maps to that body's first line.
+Shift = Tuple[int, int, int, int]  # (copy's first body line, copy's lines after the body, delta, learner's line)
+
+
+def learner_line(shifts: List[Shift], line: int) -> int:
+    """The learner's line for line `line` of the copy."""
+    starts = [s[0] for s in shifts]
+    index = bisect_right(starts, line) - 1
+    if index < 0:
+        return line
+    first, after, delta, theirs = shifts[index]
+    return theirs if line < after else line + delta
+
+
 @dataclass
 class Target:
     name: str  # "starter", "solution", or the directory given
@@ -32,7 +48,7 @@ class Target:
     # learner's own directory, for every path shown, and per file how the
     # copy's lines map back to the learner's.
     shown: Optional[Path] = None
-    lines: Dict[str, List[Tuple[int, int, int, int]]] = field(default_factory=dict)
+    lines: Dict[str, List[Shift]] = field(default_factory=dict)
 
     def module(self, name: str) -> Any:
         # Imported on first use: a module no other module imports (sse, say) is
@@ -48,7 +64,6 @@ class Target:
 
     def learner_line(self, file: str, line: int) -> int:
         """The line of the learner's own file that line `line` of `file` here is."""
-        from checks.hybrid import learner_line
         return learner_line(self.lines[file], line) if file in self.lines else line
 
     # Typed as Any on purpose: the target is the learner's code, checked at run time.

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.target import Target
 
 PAGE = 2  # tools per page: a re-list must read them all

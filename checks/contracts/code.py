@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Any, List
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.contracts.wire import json_values
 from checks.target import Target
 

@@ -5,12 +5,11 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.contracts.wire import json_values
 from checks.target import Target
 

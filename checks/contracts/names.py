@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.target import Target
 
 LEGAL = re.compile(r"[A-Za-z0-9_-]{1,64}")  # fullmatch: `$` would let a final "\n" through

@@ -11,7 +11,7 @@ from typing import Any, Dict, List
 
 import anyio
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.target import Target
 
 LIMIT = 0.25  # discovery_timeout: only a server that never answers reaches it (see `scripted`)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.target import Target
 
 

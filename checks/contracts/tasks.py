@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from checks.contracts import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told
 from checks.contracts.wire import json_values
 from checks.target import Target
 

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts import Clause, Contract, Raised, Told
+from checks.contracts.clause import Clause, Contract, Raised, Told
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all

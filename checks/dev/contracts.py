@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Tuple
 
 import anyio
 
-from checks.contracts import GUIDE_BLOCK, Clause, contracts, corpus, corpus_file, observe_all, render
+from checks.contracts import GUIDE_BLOCK, contracts, corpus, corpus_file, observe_all, render
+from checks.contracts.clause import Clause
 from checks.target import ROOT, Target, load_target
 
 GUIDE = ROOT / "labs" / "GUIDE.md"

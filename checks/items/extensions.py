@@ -114,8 +114,10 @@ async def progress(target: Target, lab: Lab) -> str:
     seen: List[Tuple[float, float, Any, str]] = []  # when, progress, total, message
     long_seen: List[float] = []
     long_spec = lab.server("tickets", "long-tickets", "--progress-steps", str(LONG_WORK_STEPS),
-                           "--progress-gap", str(LONG_WORK_GAP), timeout=LONG_WORK_TIMEOUT,
-                           progress_resets_timeout=True)
+                           "--progress-gap", str(LONG_WORK_GAP),
+                           # the call's own timeout, not the server's: its start and discovery
+                           # keep the client's default, however long a busy machine takes
+                           tool_timeouts={"rebuild_index": LONG_WORK_TIMEOUT}, progress_resets_timeout=True)
     outcome: Dict[str, Any] = {}
 
     async def long_call() -> None:  # alone in its table, so it needs no exercise 3

@@ -128,7 +128,7 @@ def kept_accounts(directory: Path, number: int, monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize("number", sorted(STARTER_RED - {2}))
 def test_a_pass_claimed_where_the_servers_accounts_do_not_show_it_is_not_counted(
         number: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from checks.isolation import proven
+    from checks.outcome import proven
     from checks.target import ROOT
     starter, starter_journals = kept_accounts(ROOT / "starter", number, monkeypatch)
     assert starter.status == "fail"
@@ -261,7 +261,7 @@ def ran(number: int) -> List[Dict[str, Any]]:
 
 
 def test_the_runner_takes_one_verdict_per_item_asked_for_and_only_after_it_ran() -> None:
-    from checks.isolation import Account
+    from checks.outcome import Account
     account = Account([1, 2, 3])
     for event in [said(1), *ran(2), said(2), said(2), said(7), *ran(3), said(3)]:
         account.apply(event)
@@ -273,7 +273,7 @@ def test_the_runner_takes_one_verdict_per_item_asked_for_and_only_after_it_ran()
 
 
 def test_once_the_worker_finds_the_judge_changed_no_pass_of_the_run_counts() -> None:
-    from checks.isolation import Account
+    from checks.outcome import Account
     account = Account([1, 2, 3])
     for event in [*ran(1), said(1), *ran(2), said(2, "fail"),
                   {"event": "tampered", "found": ["checks.harness.judge was replaced"]}, *ran(3), said(3)]:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
 from checks.harness import learner_frame, run_items
-from checks.hybrid import OUTSIDE, Hybrids, learner_line, region_of, swapped
+from checks.hybrid import OUTSIDE, Hybrids, region_of, swapped
 from checks.items import EXTENSION_ITEMS, ITEMS
-from checks.target import ROOT, load_target
+from checks.target import ROOT, learner_line, load_target
 from checks.tests.conftest import Variant
 
 LEARNER = """a = 1

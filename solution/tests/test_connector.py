@@ -130,7 +130,7 @@ def test_output_a_user_reads_keeps_resources_words_and_identifiers_whole() -> No
 
     from solution.model import result_text
     from solution.naming import model_tool_name
-    from solution.stdio_client import last_words
+    from solution.untrusted import last_words
     from solution.tests.conftest import ROOT
     result = {"content": [{"type": "resource", "resource": {"uri": "file:///a", "text": "the text"}},
                           {"type": "resource_link", "name": "spec", "uri": "https://x/spec"}]}

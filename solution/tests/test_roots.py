@@ -35,7 +35,8 @@ def test_a_name_that_is_not_utf8_keeps_its_bytes(tmp_path: Path) -> None:
 
 def test_roots_are_listed_once_each_in_order_and_a_change_is_reported(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir(), b.mkdir()
+    a.mkdir()
+    b.mkdir()
     roots = Roots([a, b, a])
     assert roots.result() == {"roots": [{"uri": a.as_uri(), "name": "a"}, {"uri": b.as_uri(), "name": "b"}]}
     assert roots.set([b, a]) is True and roots.uris == [b.as_uri(), a.as_uri()]

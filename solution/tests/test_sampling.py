@@ -89,7 +89,8 @@ def test_a_reply_longer_than_asked_is_cut() -> None:
 
 def test_the_budget_refuses_past_its_limit() -> None:
     budget = Budget(2)
-    budget.take(), budget.take()
+    budget.take()
+    budget.take()
     with pytest.raises(Declined, match="at most 2 sampling requests a run"):
         budget.take()
 

@@ -29,7 +29,6 @@ from .sampling import (MAX_TOKENS, Budget, Declined, approved, conversation, cut
                        describe_reply, reply_result, sampling_ask)
 from .terminal import Terminal
 
-MODES = ("auto", "ask", "off")
 
 
 def offered(mode: str, model_configured: bool, terminal: bool) -> bool:

@@ -7,10 +7,11 @@ no secret). Logs never reach stdout (that is the command's result) nor the
 model's context (a server would have a channel into the conversation that no
 tool result shows).
 
-How a server is asked to log: in the handshake era `logging/setLevel` once,
-after the handshake; in 2026-07-28 the envelope's
-`io.modelcontextprotocol/logLevel` on each request. Either only when the user
-gave `--log-level` and the server declares `logging`. Without it nothing is
+How a server is asked to log, only when the user gave `--log-level`: in the
+handshake era `logging/setLevel` once after the handshake, to a server that
+declares `logging`; in 2026-07-28 the envelope's `io.modelcontextprotocol/logLevel`
+on each request after discovery (an opt-in any server may honour: the SDK's do
+without declaring the deprecated capability). Without the option nothing is
 asked, and what a handshake-era server sends anyway is shown from `warning` up.
 
 A server that floods is cut off: after `MAX_LINES` lines one more says the rest

@@ -135,12 +135,15 @@ class Connector:
         return Connection(alias, client, info, tools)
 
     async def _ask_for_logs(self, client: StdioClient, info: ServerInfo) -> None:
-        """The user's --log-level, to a server that declares logging: per request in
-        2026-07-28, once by `logging/setLevel` in the handshake era."""
-        if self.log_level is None or "logging" not in info.capabilities:
+        """The user's --log-level: in 2026-07-28 on every request (an opt-in any server may
+        honour; the SDK's servers do without declaring `logging`, which is deprecated), in
+        the handshake era once by `logging/setLevel`, to a server that declares logging."""
+        if self.log_level is None:
             return
         if info.era == "current":
             client.log_level = self.log_level
+            return
+        if "logging" not in info.capabilities:
             return
         self.steps[client.alias] = "logging/setLevel"
         try:

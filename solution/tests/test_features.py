@@ -214,3 +214,39 @@ async def test_a_read_from_an_untrusted_server_asks_first_and_a_no_sends_nothing
         [("lib", "resources/read", {"uri": "note://a"})]
     assert run.steps[1].is_error and "declined" in text(run.steps[1].result)
     assert not [m for m in read_journal(journal) if m.get("method") == "resources/read"]
+
+
+SDK_FEATURES = ROOT / "solution" / "tests" / "sdk_servers" / "features_http.py"
+
+
+@pytest.mark.parametrize("pin", [None, "2025-11-25"], ids=["current era", "legacy era"])
+async def test_over_http_an_sdk_servers_resources_prompts_completions_and_logs(serve: Any, pin: Any) -> None:
+    url = serve(str(SDK_FEATURES), "PORT")
+    lines: List[str] = []
+    async with Aggregator(config_of([ServerSpec("web", "", url=url, protocol_version=pin)]),
+                          request_timeout=10) as tools:
+        tools.connector.log_level = "info"
+        tools.server_log = ServerLog(lambda key, line: lines.append(line), "info", requested=True)
+        await tools.refresh()
+        assert tools.offline == {}
+        assert [r["uri"] for r in await tools.listing("web", "resources/list")] == ["note://a"]
+        assert (await tools.read_resource("web", "note://a"))[0]["text"] == "alpha over http \x1b[2J"
+        prompt = await tools.get_prompt("web", "summarise", {"topic": "paging"})
+        assert "Summarise the notes on paging" in json.dumps(prompt["messages"])
+        assert await tools.complete_argument("web", "summarise", "topic", "pag") == ["paging", "pagination"]
+        result = await tools.call(tools.find("web", "noisy").model_name, {})  # type: ignore[union-attr]
+        assert "logged" in text(result)
+    assert lines == ["[web log info] an info line\n", "[web log error] an error line \\x1b]0;owned\\x07\n"]
+
+
+async def test_over_http_a_handshake_era_sampling_request_is_answered_after_two_approvals(serve: Any) -> None:
+    """The request comes on the call's SSE stream and the answer goes back as its own POST.
+    (The SDK's 2026-07-28 server has no way to ask without MRTR; the current era's
+    sampling is an `inputRequests` round, the same over either transport, shown over stdio above.)"""
+    url = serve(str(SDK_FEATURES), "PORT")
+    async with Aggregator(config_of([ServerSpec("web", "", url=url, protocol_version="2025-11-25")]),
+                          request_timeout=10) as tools:
+        tools.sampler = TerminalSampler(Model(), person("y", "y"))
+        await tools.refresh()
+        result = await tools.call(tools.find("web", "ask_model").model_name, {})  # type: ignore[union-attr]
+    assert "the model said: hello from the model" in text(result), result

@@ -16,23 +16,23 @@ from mcp_types import Completion, SamplingMessage, TextContent
 app = MCPServer("sdk-features", instructions="Resources and prompts over HTTP.")
 
 
-@app.resource("note://a", name="a", mime_type="text/plain")  # type: ignore[untyped-decorator]
+@app.resource("note://a", name="a", mime_type="text/plain")
 def note_a() -> str:
     return "alpha over http \x1b[2J"
 
 
-@app.prompt()  # type: ignore[untyped-decorator]
+@app.prompt()
 def summarise(topic: str) -> str:
     """Summarise the notes on a topic"""
     return f"Summarise the notes on {topic}"
 
 
-@app.completion()  # type: ignore[untyped-decorator]
+@app.completion()  # type: ignore[no-untyped-call, untyped-decorator]
 async def topics(ref: Any, argument: Any, context: Any) -> Completion:
     return Completion(values=[t for t in ("paging", "pagination", "parsing") if t.startswith(argument.value)])
 
 
-@app.tool()  # type: ignore[untyped-decorator]
+@app.tool()
 async def noisy(ctx: Context) -> str:
     """Log at two levels"""
     await ctx.info("an info line")
@@ -40,7 +40,7 @@ async def noisy(ctx: Context) -> str:
     return "logged"
 
 
-@app.tool()  # type: ignore[untyped-decorator]
+@app.tool()
 async def ask_model(ctx: Context) -> str:
     """Ask the client's model for a line (sampling)"""
     reply = await ctx.session.create_message(

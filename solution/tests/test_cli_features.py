@@ -98,3 +98,9 @@ def test_roots_reach_a_server_that_asks_and_a_bad_one_is_one_line(config: Path, 
     assert ROOT.as_uri() in default.stdout  # the working directory by default
     bad = run(config, "tools", "--root", str(tmp_path / "nope"))
     assert bad.returncode == 2 and bad.stderr.strip().endswith(f"--root {tmp_path / 'nope'}: not a directory")
+
+
+@pytest.mark.parametrize("alias", ["lib", "old"])
+def test_watch_prints_a_line_per_update_of_the_subscribed_resource(config: Path, alias: str) -> None:
+    done = run(config, "watch", alias, "note://a", "--seconds", "60")
+    assert done.returncode == 0 and done.stdout.strip() == f"updated: {alias} note://a", done.stderr

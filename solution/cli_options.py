@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, List
 
+from .cli_feature_options import add_commands, add_offers, check
 from .config import usable_seconds
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
@@ -46,6 +47,7 @@ def common_options(defaults: bool) -> argparse.ArgumentParser:
     common.add_argument("--tokens-file", default=default(None), metavar="FILE",
                         help="where sign-ins to remote servers keep their tokens, readable only by you "
                              "(default ~/.config/mcp-client-lab/tokens.json)")
+    add_offers(common, default)
     return common
 
 def parse(argv: List[str], prog: str) -> argparse.Namespace:
@@ -69,6 +71,7 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
                        ("logout", "forget a remote server's tokens, and tell its authorization server")):
         sign = sub.add_parser(name, parents=[common], help=what)
         sign.add_argument("alias", help="the server's alias in the config")
+    add_commands(sub, common)
     ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")
     ask.add_argument("question")
     ask.add_argument("--max-steps", type=int, default=8)
@@ -86,6 +89,7 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
             parser.error("give a command (tools, call, ask, login, ...) or set QUESTION")
         options.command, options.question, options.max_steps = "ask", question, 8
         options.code_mode = os.environ.get("CODE_MODE", "") == "1"
+    check(parser, options)
     if options.command == "script":  # read before any server starts: a bad path costs nothing
         try:
             options.source = sys.stdin.read() if options.file == "-" else \

@@ -22,16 +22,31 @@ from anyio.abc import TaskGroup
 from .config import ServerSpec
 from .elicitation import Elicitor
 from .discovery import ServerInfo, discover, handshake, list_all_tools
-from .errors import ServerGone
+from .errors import ClientError, ServerGone
 from .jsonrpc import Json
 from .list_cache import CachedLister, Key, ListCache, list_key
 from .protocol import LEGACY_VERSION, PROTOCOL_VERSION
+from .roots import Roots
+from .sampling import Sampler
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 
 if TYPE_CHECKING:  # a config without remote servers never loads the OAuth parts either
     from .oauth import OAuthSettings
 
 ERAS = {PROTOCOL_VERSION: "current", LEGACY_VERSION: "legacy"}
+NOTICES = ("notifications/message", "notifications/resources/list_changed", "notifications/resources/updated",
+           "notifications/prompts/list_changed")
+
+
+def listen_filter(capabilities: Json) -> Json:
+    """What a 2026-07-28 listen stream asks for: each list change the server can announce."""
+    wanted: Json = {}
+    for capability, key in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
+                            ("resources", "resourcesListChanged")):
+        section = capabilities.get(capability)
+        if isinstance(section, dict) and section.get("listChanged"):
+            wanted[key] = True
+    return wanted
 
 
 def client_for(spec: ServerSpec, *, request_timeout: float, close_grace: float,
@@ -65,6 +80,10 @@ class Connector:
         self.elicitor: Optional[Elicitor] = None  # given to every client made from here on
         self.lists = ListCache()  # tools/list pages still fresh (ttlMs), for the next connect
         self.oauth: "Optional[OAuthSettings]" = None  # how remote servers may be signed in to (None: never)
+        self.sampler: Optional[Sampler] = None  # given to every client made from here on, like the elicitor
+        self.roots: Optional[Roots] = None
+        self.log_level: Optional[str] = None  # asked of servers that declare logging (None: nothing asked)
+        self.on_notice: Optional[Callable[[str, str, Json], None]] = None  # logs, resource changes
 
     async def connect(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient]) -> Connection:
         """Start one server, discover it and list all its tools. Every client
@@ -82,7 +101,7 @@ class Connector:
                        era: Optional[str]) -> Connection:
         timeout = spec.timeout or self.request_timeout  # a server's own timeout wins
         client = client_for(spec, request_timeout=timeout, close_grace=self.close_grace, oauth=self.oauth)
-        client.elicitor = self.elicitor
+        client.elicitor, client.sampler, client.roots = self.elicitor, self.sampler, self.roots
         clients.append(client)  # from here on, its owner's close will end it
         alias = spec.alias
         try:
@@ -95,6 +114,9 @@ class Connector:
                 self.steps[alias] = "server/discover"
                 info = await discover(client, fallback=era is None)
             self.eras[alias] = info.era
+            for method in NOTICES:  # whatever the era, they arrive as notifications
+                client.notification_handlers[method] = self._noticer(alias, method)
+            await self._ask_for_logs(client, info)
             # Changes are announced unsolicited in the handshake era, on a
             # listen stream in the current one; both land in on_list_changed.
             key = list_key(spec, self.elicitor is not None)
@@ -102,14 +124,38 @@ class Connector:
                 lambda params: self._list_changed(alias, key)
             self.steps[alias] = "tools/list"
             tools = await list_all_tools(CachedLister(client, self.lists, key))
-            if info.era == "current" and (info.capabilities.get("tools") or {}).get("listChanged"):
+            wanted = listen_filter(info.capabilities)
+            if info.era == "current" and wanted:
                 self.steps[alias] = "subscriptions/listen"
-                await client.listen({"toolsListChanged": True})
+                await client.listen(wanted)
             self.steps[alias] = "nothing (connected)"
         except BaseException:
             await client.aclose()
             raise
         return Connection(alias, client, info, tools)
+
+    async def _ask_for_logs(self, client: StdioClient, info: ServerInfo) -> None:
+        """The user's --log-level: in 2026-07-28 on every request (an opt-in any server may
+        honour; the SDK's servers do without declaring `logging`, which is deprecated), in
+        the handshake era once by `logging/setLevel`, to a server that declares logging."""
+        if self.log_level is None:
+            return
+        if info.era == "current":
+            client.log_level = self.log_level
+            return
+        if "logging" not in info.capabilities:
+            return
+        self.steps[client.alias] = "logging/setLevel"
+        try:
+            await client.request("logging/setLevel", {"level": self.log_level})
+        except ClientError:
+            pass  # a server that will not set its level still works, and logs as it will
+
+    def _noticer(self, alias: str, method: str) -> Callable[[Json], None]:
+        def notice(params: Json) -> None:
+            if self.on_notice is not None:
+                self.on_notice(alias, method, params)
+        return notice
 
     def _list_changed(self, alias: str, key: Key) -> None:
         self.lists.drop(key)  # before anyone lists again

@@ -74,6 +74,7 @@ class OpenAIModel:
         self.name = f"openai:{model}"
         self.model = model
         self.http = http
+        self.max_tokens: Optional[int] = None  # none: the API's own limit (sampling sets one)
         headers: Dict[str, str] = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self.endpoint = Endpoint(base_url.rstrip("/") + "/chat/completions", headers,
                                  f"OpenAI-compatible API at {base_url}", "OPENAI_API_KEY", model)
@@ -82,6 +83,8 @@ class OpenAIModel:
         body: Dict[str, Any] = {"model": self.model, "messages": to_messages(system, messages)}
         if tools:
             body["tools"] = tools
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         return body
 
     async def next_turn(self, system: str, tools: List[Json], messages: List[Message]) -> ModelTurn:

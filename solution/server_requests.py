@@ -3,8 +3,11 @@
 Every request gets an answer, never silence (a server may be waiting on it):
 `ping` is answered at once; `elicitation/create` goes to whoever answers
 questions (a terminal form, a caller's callback), and is declined with a
-reason when nobody does or the form cannot be shown; anything else is a
-method this client does not offer (-32601), said in words.
+reason when nobody does or the form cannot be shown; `sampling/createMessage`
+goes to the sampler (the model, after the person approves) and a refusal is
+an error (-1, the spec's "user rejected"); `roots/list` gets the client's roots
+when it has any; anything else, or a kind with nothing behind it, is a method
+this client does not offer (-32601), said in words.
 
 Up to a point: each answer is a task and a message (over HTTP a connection of
 its own), so a server that sends thousands at once (3,000 pings on one answer)
@@ -16,8 +19,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Literal, Optional
 
-from .elicitation import Elicitor, answer
+from .elicitation import Elicitor
+from .input_answers import ELICIT, SAMPLE, Answerers
 from .jsonrpc import Json
+from .roots import Roots
+from .sampling import USER_REJECTED, Declined, Sampler
 from .untrusted import shown
 
 METHOD_NOT_FOUND = -32601
@@ -67,21 +73,30 @@ def related_task(params: Any) -> Optional[str]:
 
 
 async def answer_server_request(alias: str, elicitor: Optional[Elicitor], message: Json,
-                                busy: bool = True) -> Json:
+                                busy: bool = True, *, sampler: Optional[Sampler] = None,
+                                roots: Optional[Roots] = None) -> Json:
     """The reply to one request from server `alias`. `busy`: whether one of the
     client's own requests to that server is in flight. A server may put a
-    question to the person only then, about work the person started; one out
-    of the blue is declined without being shown."""
+    question to the person (a form, a sampling to approve) only then, about
+    work the person started; one out of the blue is declined without being
+    shown. Roots need no person and are given whenever the client has them."""
     method = message.get("method")
     reply: Json = {"jsonrpc": "2.0", "id": message.get("id")}
+    answerers = Answerers(elicitor, sampler, roots)
+    params = message.get("params")
     if method == "ping":
         reply["result"] = {}
-    elif method == "elicitation/create" and elicitor is not None and not busy:
+    elif method == ELICIT and elicitor is not None and not busy:
         reply["result"] = {"action": "decline", "_meta": {DECLINED: "asked while no request of this client's "
                                                                    "was in flight; not shown to anyone"}}
-    elif method == "elicitation/create" and elicitor is not None:
-        params = message.get("params")
-        reply["result"] = await answer(elicitor, alias, params, related_task(params))
+    elif method == SAMPLE and sampler is not None and not busy:
+        reply["error"] = {"code": USER_REJECTED, "message": "Declined: asked while no request of this client's "
+                                                            "was in flight; not shown to anyone"}
+    elif method in answerers.kinds():
+        try:
+            reply["result"] = await answerers.answer(alias, method, params, related_task(params))
+        except Declined as exc:
+            reply["error"] = {"code": USER_REJECTED, "message": f"Declined: {exc}"}
     else:
         reply["error"] = {"code": METHOD_NOT_FOUND,
                           "message": f"Method not found: this client does not offer {shown(method, 80)}"}

@@ -21,13 +21,16 @@ from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
 from .breaker import Breaker
-from .calling import ToolCalls
+from .errors import ServerGone
+from .features import Features, Relists
 from .consent import AuditLog, Consent
 from .connector import Connection, Connector
 from .discovery import list_all_tools
 from .failures import reason
 from .naming import model_tool_name
 from .elicitation import Elicitor
+from .roots import Roots
+from .sampling import Sampler
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
 from .task_runner import StatusHandler, TaskBook
 from .param_headers import header_problem
@@ -38,33 +41,7 @@ DISCOVERY_TIMEOUT = 10.0  # the least a whole discovery may take; more when requ
 DISCOVERY_REQUESTS = 3  # a discovery is about this many requests long (probe or handshake, pages, listen)
 
 
-class Relists:
-    """At most one re-list running per server, and one owed: however many changes are
-    announced while one runs (2,000 at once, from a hostile server), one more follows
-    it, and that one sees them all. None is lost: the owed one starts after."""
-
-    def __init__(self) -> None:
-        self._owed: Dict[str, bool] = {}  # alias -> a change came while its re-list ran
-
-    def begin(self, alias: str) -> bool:
-        """True: re-list now. False: one is running, and now owes another."""
-        if alias in self._owed:
-            self._owed[alias] = True
-            return False
-        self._owed[alias] = False
-        return True
-
-    def again(self, alias: str) -> bool:
-        """After a re-list: True when a change came while it ran (and it is run again)."""
-        owed = self._owed.get(alias, False)
-        self._owed[alias] = False
-        return owed
-
-    def end(self, alias: str) -> None:
-        self._owed.pop(alias, None)
-
-
-class Aggregator(ToolCalls):
+class Aggregator(Features):
     def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
                  discovery_timeout: Optional[float] = None, close_grace: float = CLOSE_GRACE) -> None:
         self.config = config
@@ -92,6 +69,8 @@ class Aggregator(ToolCalls):
         self._clients: List[StdioClient] = []
         self._task_group: Optional[TaskGroup] = None
         self._relists = Relists()
+        self._start_features()
+        self.connector.on_notice = self.server_notice
 
     @property
     def elicitor(self) -> Optional[Elicitor]:
@@ -102,6 +81,36 @@ class Aggregator(ToolCalls):
     @elicitor.setter
     def elicitor(self, value: Optional[Elicitor]) -> None:
         self.connector.elicitor = value
+
+    @property
+    def sampler(self) -> Optional[Sampler]:
+        """Who answers servers' sampling requests (sampler.py); set before `refresh`, like the elicitor."""
+        return self.connector.sampler
+
+    @sampler.setter
+    def sampler(self, value: Optional[Sampler]) -> None:
+        self.connector.sampler = value
+
+    @property
+    def roots(self) -> Optional[Roots]:
+        """The roots offered to servers (roots.py); None: none, and the capability is not declared."""
+        return self.connector.roots
+
+    @roots.setter
+    def roots(self, value: Optional[Roots]) -> None:
+        self.connector.roots = value
+
+    async def set_roots(self, directories: List[str]) -> None:
+        """Offer other roots while connected: a handshake-era server is told (2026-07-28
+        servers ask within each call, so they always get the current list)."""
+        if self.roots is None or not self.roots.set(directories):
+            return
+        for connection in list(self.connections.values()):
+            if connection.info.era == "legacy":
+                try:
+                    await connection.client.notify("notifications/roots/list_changed")
+                except ServerGone:
+                    pass  # it is gone; its next connection gets the new list
 
     async def __aenter__(self) -> "Aggregator":
         self._task_group = anyio.create_task_group()
@@ -206,6 +215,7 @@ class Aggregator(ToolCalls):
         """(Re)discover every configured server and rebuild the tool table
         (paused servers too: a refresh is the user asking to try again)."""
         await self.aclose()
+        self.listed, self.subscribed = {}, {}  # the servers are started anew: nothing they said is kept
         self.breaker.reset()
         self.retired, self.pauses = {}, {}
         found: Dict[str, Connection] = {}
@@ -270,7 +280,7 @@ class Aggregator(ToolCalls):
     def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
         """The tool table in a model API's shape ("anthropic" or "openai")."""
         convert = to_openai_tool if api == "openai" else to_anthropic_tool
-        return [convert(entry) for entry in self.entries.values()]
+        return [convert(entry) for entry in self.entries.values()] + self.resource_tools(api)
 
     def find(self, alias: str, original_name: str) -> Optional[ToolEntry]:
         """The entry for a server's tool, looked up by where it comes from."""

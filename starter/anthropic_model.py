@@ -11,17 +11,26 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from .bill import flat_usage
+from .contents import MAX_BLOB_BYTES, blob_size
 from .http_json import Endpoint, HttpSettings, post_json
 from .model import Json, Message, ModelTurn, ToolCall, block_text
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def embedded_image(block: Json) -> bool:
+    """An embedded resource that is an image the API takes, within the blob limit."""
+    resource = block.get("resource")
+    return isinstance(resource, dict) and resource.get("mimeType") in IMAGE_TYPES and \
+        isinstance(resource.get("blob"), str) and blob_size(resource["blob"]) <= MAX_BLOB_BYTES
 
 
 def tool_result_content(result: Optional[Json]) -> List[Json]:
-    """MCP content blocks as `tool_result` content: text and images as they are,
-    resources as text naming them (the API has no resource block)."""
+    """MCP content blocks as `tool_result` content: text and images as they are (an
+    embedded image resource too), other resources as text (the API has no resource block)."""
     blocks: List[Json] = []
     for block in (result or {}).get("content") or []:
         kind = block.get("type") if isinstance(block, dict) else None
@@ -30,6 +39,9 @@ def tool_result_content(result: Optional[Json]) -> List[Json]:
         elif kind == "image" and block.get("data"):
             blocks.append({"type": "image", "source": {"type": "base64", "data": block["data"],
                                                        "media_type": block.get("mimeType", "image/png")}})
+        elif kind == "resource" and embedded_image(block):  # a picture the server embedded: as a picture
+            blocks.append({"type": "image", "source": {"type": "base64", "data": block["resource"]["blob"],
+                                                       "media_type": block["resource"]["mimeType"]}})
         else:  # resources and anything else, as text (the API has no block for them)
             blocks.append({"type": "text", "text": block_text(block)})
     return blocks or [{"type": "text", "text": "(no content)"}]

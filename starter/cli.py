@@ -24,10 +24,9 @@ import argparse
 import os
 import signal
 import sys
-import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Dict, List, Optional, TextIO
+from typing import Any, AsyncIterator, Dict, List, Optional
 
 import anyio
 
@@ -50,6 +49,8 @@ from .terminal import Terminal
 from .stubs import stub_modules
 from .task_runner import TaskBook
 from .transcript import print_run, run_json, script_json, script_lines
+from .cli_views import ProgressBar, print_table, table_json
+from .cli_features import FEATURE_COMMANDS, LISTINGS, feature_command, serve_servers
 from .untrusted import json_text, shown
 
 
@@ -78,87 +79,6 @@ def asker(options: argparse.Namespace, terminal: Terminal) -> "Any":
             answer = (await terminal.read(question)).strip().lower()
         return {"y": ONCE, "yes": ONCE, "s": SESSION}.get(answer, NO)
     return ask
-
-
-class ProgressBar:
-    """Progress as one bar: redrawn in place on a terminal at most `per_second`
-    times a second, and in a pipe a line only when it has moved by a tenth;
-    the server's message is shown with its control characters made visible."""
-
-    def __init__(self, stream: TextIO = sys.stdout, per_second: float = 10.0) -> None:
-        self.stream = stream
-        self.live = stream.isatty()
-        self.gap = 1.0 / per_second
-        self.last_draw = float("-inf")
-        self.last_tenth = -1
-
-    def __call__(self, progress: float, total: "float | None", message: str) -> None:
-        now = time.monotonic()
-        tenth = int(10 * min(progress / total, 1.0)) if total else -1
-        finished = bool(total) and progress >= (total or 0)
-        if self.live and now - self.last_draw < self.gap and not finished:
-            return
-        if not self.live and tenth == self.last_tenth and not finished:
-            return
-        self.last_draw, self.last_tenth = now, tenth
-        if total:
-            done = int(20 * min(progress / total, 1.0))
-            line = f"  progress [{'#' * done}{'.' * (20 - done)}] {progress:g}/{total:g} {shown(message, 60)}"
-        else:
-            line = f"  progress {progress:g} {shown(message, 60)}"
-        if self.live:
-            self.stream.write("\r" + line[:100].ljust(100) + ("\n" if finished else ""))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-
-def table_json(tools: Aggregator) -> Dict[str, Any]:
-    return {
-        "servers": {alias: {"era": c.info.era, "protocol_version": c.info.protocol_version,
-                            "name": c.info.name, "version": c.info.version}
-                    for alias, c in tools.connections.items()},
-        "tools": [{"model_name": e.model_name, "alias": e.alias, "original_name": e.original_name,
-                   "title": e.title, "annotations": e.annotations} for e in tools.entries.values()],
-        "offline": tools.offline,
-        "dropped": tools.dropped,
-    }
-
-
-def print_table(tools: Aggregator) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from rich.text import Text
-
-    def cell(value: Any) -> Text:  # server words: plain text (no markup), controls made visible
-        return Text(shown(value))
-
-    # In a pipe, lines may run long rather than cut an identifier in two (copy and paste them).
-    console = Console() if sys.stdout.isatty() else Console(width=1000)
-    servers = Table(title="Servers")
-    for column in ("alias", "era", "protocol", "server says it is"):
-        servers.add_column(column)
-    for alias, c in tools.connections.items():
-        servers.add_row(cell(alias), cell(c.info.era), cell(c.info.protocol_version),
-                        cell(f"{c.info.name} {c.info.version}"))
-    console.print(servers)
-    table = Table(title="Tools the model sees")
-    for column in ("model name", "alias", "original name"):
-        table.add_column(column, no_wrap=True)  # identifiers: never cut mid-word
-    table.add_column("title", overflow="fold")
-    for e in tools.entries.values():
-        table.add_row(cell(e.model_name), cell(e.alias), cell(e.original_name), cell(e.title))
-    console.print(table)
-    if tools.offline:
-        offline = Table(title="Offline servers")
-        offline.add_column("alias")
-        offline.add_column("reason", overflow="fold")
-        for alias, why in tools.offline.items():
-            offline.add_row(cell(alias), cell(why))
-        console.print(offline)
-    for line in tools.dropped:
-        console.print(Text(f"left out: {shown(line)}"))
 
 
 class Stop:
@@ -242,7 +162,7 @@ def quiet_stdout() -> None:
 async def command(options: argparse.Namespace, config: Config, stop: Stop) -> int:
     if options.command in ("login", "logout"):
         return await sign_in_command(options, config)
-    listing = options.command in ("tools", "stubs")  # nothing is called: no audit, no consent
+    listing = options.command in LISTINGS  # nothing is called: no audit, no consent
     audit = AuditLog(Path(options.audit) if options.audit and not listing else None)
     try:
         audit.check_writable()  # before any server starts, so no call goes out unrecorded
@@ -254,7 +174,7 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
     async with Aggregator(config, request_timeout=options.timeout) as tools, stop.work():
         tools.connector.oauth = oauth_settings(options)  # renewals only: a person signs in with `login`
         terminal = Terminal()  # consent questions and servers' forms take turns on it
-        calls = options.command in ("call", "ask", "script")  # `tasks` only asks about old ones
+        calls = options.command in ("call", "ask", "script", "prompt")  # `tasks` only asks about old ones
         tools.consent = Consent(asker(options, terminal), {spec.alias: spec.trusted for spec in config.servers}) \
             if calls else None
         tools.audit = audit
@@ -263,6 +183,8 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
         # the same as `call` and `ask`: a server may offer some tools only to a
         # client that can answer its questions, and the table must show them.
         tools.elicitor = terminal_elicitor(terminal)
+        chosen = choose_model()  # the agent's model, which also answers servers' sampling requests
+        serve_servers(tools, options, terminal, chosen[0])
         if not listing:
             try:
                 tools.task_book = TaskBook(options.tasks_file or None)
@@ -295,32 +217,39 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
             print(json_text(result, indent=2) if options.json
                   else "\n".join(shown(line) for line in result_text(result).splitlines()))
             return 1 if result.get("isError") else 0
-        model, note = choose_model()
-        provider: ToolProvider = tools
-        if options.code_mode:  # one script instead of many calls
-            if no_sandbox():
-                return 2
-            provider = CodeMode(tools)
-            note += "; code mode: the model writes one script for run_script"
-        elif too_many(tools):  # the whole table would crowd the context: two meta-tools instead
-            provider = MetaTools(tools)
-            note += f"; {len(tools.entries)} tools, so the model gets search_tools and call_tool"
-        try:
-            run = await run_agent(options.question, provider, model, max_steps=options.max_steps,
-                                  on_progress=None if options.json else ProgressBar())
-        except ModelApiError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        finally:
-            if isinstance(provider, MetaTools):
-                await provider.release()
-        scripts = provider.runs if isinstance(provider, CodeMode) else []
-        if options.json:
-            print(json_text(run_json(run, note, scripts), indent=2))
-        else:
-            print_run(run, note, scripts)
-        return 1 if run.stopped_at_limit else 0
+        if options.command in FEATURE_COMMANDS:
+            return await feature_command(tools, options, lambda question: answer(tools, options, question, chosen))
+        return await answer(tools, options, options.question, chosen)
     return 1  # a signal ended the work (execute() gives the status)
+
+
+async def answer(tools: Aggregator, options: argparse.Namespace, question: str, chosen: "tuple[Any, str]") -> int:
+    """The agent loop on one question (`ask`, or a server's prompt), then its transcript."""
+    model, note = chosen
+    provider: ToolProvider = tools
+    if options.code_mode:  # one script instead of many calls
+        if no_sandbox():
+            return 2
+        provider = CodeMode(tools)
+        note += "; code mode: the model writes one script for run_script"
+    elif too_many(tools):  # the whole table would crowd the context: two meta-tools instead
+        provider = MetaTools(tools)
+        note += f"; {len(tools.entries)} tools, so the model gets search_tools and call_tool"
+    try:
+        run = await run_agent(question, provider, model, max_steps=options.max_steps,
+                              on_progress=None if options.json else ProgressBar())
+    except ModelApiError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if isinstance(provider, MetaTools):
+            await provider.release()
+    scripts = provider.runs if isinstance(provider, CodeMode) else []
+    if options.json:
+        print(json_text(run_json(run, note, scripts), indent=2))
+    else:
+        print_run(run, note, scripts)
+    return 1 if run.stopped_at_limit else 0
 
 
 def print_stubs(tools: Aggregator) -> None:

@@ -192,15 +192,16 @@ class HttpClient(StdioClient):
         if message.get("method") == "notifications/initialized":
             self._task_group.start_soon(self._listen_get, self.session_id)
 
-    async def listen(self, notifications: Json) -> None:
+    async def listen(self, notifications: Json) -> str:
         """Open a listen stream and wait (bounded) for its first message, the server's
         acknowledgement: over HTTP the stream is its own connection, and a change
         announced before the server has it would be lost. Over stdio one pipe orders it."""
         opened = anyio.Event()
         self._listening[self._next_listen_id()] = opened
-        await super().listen(notifications)
+        stream_id = await super().listen(notifications)
         with anyio.move_on_after(self.request_timeout):
             await opened.wait()
+        return stream_id
 
     async def _cancel(self, request_id: "int | str", reason: str) -> None:
         scope = self._streams.get(request_id)

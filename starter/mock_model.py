@@ -48,6 +48,8 @@ class MockModel:
             used = call.name if call else "the tool"
             return ModelTurn(f"According to {used}: {result_text(last.result)}")
         question = next((m.text for m in messages if m.role == "user"), "")
+        if not tools:  # no tools at all: a plain completion (a server's sampling request)
+            return ModelTurn(f"(mock) A reply to: {' '.join(question.split())[:120]}")
         if [t.get("name") for t in tools] == [RUN_SCRIPT]:  # code mode: one script instead of calls
             script = script_for(question, str(tools[0].get("description", "")))
             if script is None:

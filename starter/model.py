@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol
 
+from .contents import link_text, resource_block_text
+
 Json = Dict[str, Any]
 
 
@@ -46,17 +48,16 @@ class Model(Protocol):
 
 
 def block_text(block: Any) -> str:
-    """One MCP content block as text: text as it is, an embedded resource's text,
-    a resource link's name and URI; anything else named, never dropped."""
+    """One MCP content block as text: text as it is, an embedded resource's contents
+    (contents.py: bounded, a text-like blob decoded), a resource link's name and URI
+    with the tool that reads it; anything else named, never dropped."""
     kind = block.get("type") if isinstance(block, dict) else None
     if kind == "text":
         return str(block.get("text", ""))
     if kind == "resource_link":
-        return f"[resource link] {block.get('name', '')} {block.get('uri', '')}"
+        return link_text(block)
     if kind == "resource":
-        resource = block.get("resource") or {}
-        text = resource.get("text") if isinstance(resource, dict) else None
-        return text if isinstance(text, str) else f"[binary resource {(resource or {}).get('uri', '')}]"
+        return resource_block_text(block)
     return f"[{kind or 'unknown'} content not shown]"
 
 

@@ -17,6 +17,7 @@ VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"  # opts one request in to `notifications/message`
 CLIENT_INFO: Json = {"name": "mcp-client-lab", "version": "1.0.0"}
 
 # Built once: the envelope is the same on every request that declares nothing.
@@ -27,10 +28,14 @@ _META: Json = {
 }
 
 
-def with_envelope(params: Optional[Json], capabilities: Optional[Json] = None) -> Json:
+def with_envelope(params: Optional[Json], capabilities: Optional[Json] = None,
+                  log_level: Optional[str] = None) -> Json:
     """`params` plus the `_meta` keys every 2026-07-28 request must carry;
-    `capabilities` are this client's, declared on each request (none by default)."""
+    `capabilities` are this client's, declared on each request (none by default);
+    `log_level`: the server's log messages at or above it are wanted for this request."""
     meta = _META if not capabilities else {**_META, CAPABILITIES_KEY: capabilities}
+    if log_level:
+        meta = {**meta, LOG_LEVEL_KEY: log_level}
     if not params:
         return {"_meta": meta}  # shared, never mutated: it is only serialised
     own = params.get("_meta")

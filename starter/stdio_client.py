@@ -27,15 +27,17 @@ import anyio
 from anyio.abc import Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from .capabilities import client_capabilities
 from .config import ServerSpec
 from .elicitation import Elicitor
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
 from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
 from .protocol import complete_result, with_envelope
+from .roots import Roots
+from .sampling import Sampler
 from .server_requests import Admission, Handling, answer_server_request, busy_reply
-from .tasks import EXTENSION as TASKS_EXTENSION
-from .untrusted import shown
+from .untrusted import last_words, shown
 
 DEFAULT_TIMEOUT = 30.0
 MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is dropped
@@ -50,18 +52,6 @@ ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, tot
 def is_number(value: object) -> "TypeGuard[float]":
     """A finite JSON number (not a bool, a string, NaN or infinity)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def last_words(text: str, limit: int) -> str:
-    """The end of `text`, at most `limit` characters, starting at a line or a word."""
-    if len(text) <= limit:
-        return text
-    tail = text[-limit:]
-    for boundary in ("\n", " "):
-        cut = tail.find(boundary)
-        if 0 <= cut < limit // 2:
-            return "…" + tail[cut + 1:]
-    return "…" + tail
 
 
 class StdioClient:
@@ -91,20 +81,19 @@ class StdioClient:
         self._closed = False
         self._task_group: Optional[TaskGroup] = None
         self._misfits: Dict[RequestId, str] = {}  # request id -> a reply that almost matched it
-        # Who answers the server's questions (elicitation); None: nobody, and
-        # then the capability is never declared.
+        # Who answers the server's questions (forms, sampling, roots); None: nobody,
+        # and then that capability is never declared (capabilities.py).
         self.elicitor: Optional[Elicitor] = None
+        self.sampler: Optional[Sampler] = None
+        self.roots: Optional[Roots] = None
+        self.log_level: Optional[str] = None  # 2026-07-28: log messages wanted at or above this (server_log.py)
         self.admission = Admission()  # how many of the server's own requests are in hand
 
     @property
     def capabilities(self) -> Json:
-        """What this client declares: tasks always (it can follow them), form
-        elicitation only when something can answer. The handshake era has no
-        client flag for calling tools as tasks, so only elicitation goes there."""
-        declared: Json = {} if self.era == "legacy" else {"extensions": {TASKS_EXTENSION: {}}}
-        if self.elicitor is not None:
-            declared["elicitation"] = {"form": {}}
-        return declared
+        """What this client declares, in its era (capabilities.py says when each is)."""
+        return client_capabilities(self.era, forms=self.elicitor is not None, sampling=self.sampler is not None,
+                                   roots=self.roots is not None)
 
     # -- start ---------------------------------------------------------------
 
@@ -149,7 +138,7 @@ class StdioClient:
         request_id, slot = self._pending.open(method)
         message: Json = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if self.era == "current":
-            message["params"] = with_envelope(params, self.capabilities)
+            message["params"] = with_envelope(params, self.capabilities, self.log_level)
         elif params or on_progress:
             message["params"] = dict(params or {})  # the handshake era has no per-request envelope
         if on_progress is not None:
@@ -192,13 +181,19 @@ class StdioClient:
     def _next_listen_id(self) -> str:
         return f"listen-{len(self._listens) + 1}"
 
-    async def listen(self, notifications: Json) -> None:
+    async def listen(self, notifications: Json) -> str:
         """Open a `subscriptions/listen` stream: a request that stays open, so it
-        has no timeout and no slot; what comes on it are notifications."""
+        has no timeout and no slot; what comes on it are notifications. Its id, to end it."""
         stream_id = self._next_listen_id()
         self._listens.append(stream_id)
         await self._send({"jsonrpc": "2.0", "id": stream_id, "method": "subscriptions/listen",
                           "params": with_envelope({"notifications": notifications}, self.capabilities)})
+        return stream_id
+
+    async def unlisten(self, stream_id: str) -> None:
+        """End one listen stream (a newer one has taken its place)."""
+        if stream_id in self._listens:
+            await self._cancel(stream_id, "replaced by another listen stream")
 
     def _on_progress(self, params: Json) -> None:
         """A `notifications/progress` from the server."""
@@ -317,7 +312,8 @@ class StdioClient:
         """Reply to a request the server sent (`server_requests` decides how)."""
         try:
             if handling == "answer":
-                reply = await answer_server_request(self.alias, self.elicitor, message, busy)
+                reply = await answer_server_request(self.alias, self.elicitor, message, busy,
+                                                    sampler=self.sampler, roots=self.roots)
             else:
                 reply = busy_reply(message)
             await self._send(reply)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
-from .elicitation import Elicitor, answer
 from .failures import error_result
+from .input_answers import Answerers
 from .jsonrpc import Json
+from .sampling import Declined
 from .stdio_client import ProgressHandler
 from .task_runner import TaskPlan, run_task
 from .tasks import ask_for_task, handle_of
@@ -57,24 +58,32 @@ async def call_tool(server: Caller, entry: ToolEntry, arguments: Any, *,
 async def answer_input_required(server: Caller, params: Json, asked: Json) -> Json:
     """Answer `input_required` rounds (MRTR) and call again, each time with a
     new id, the answers and the server's `requestState` verbatim. Questions go
-    to the caller's elicitor; with none, the client declared no elicitation, so
-    a server that asks anyway gets no answers and the model is told why."""
-    elicitor: Optional[Elicitor] = getattr(server, "elicitor", None)
+    to the caller's answerers (input_answers.py): forms, sampling, roots. A
+    server that asks for a kind the client did not declare gets no answers and
+    the model is told why; a sampling request the person declined ends the call."""
+    answerers = Answerers.of(server)
     alias = str(getattr(server, "alias", "?"))
     for _ in range(MAX_INPUT_ROUNDS):
         requests = asked.get("inputRequests") or {}
         if not isinstance(requests, dict):
             requests = {}
         kinds = sorted({str(r.get("method")) for r in requests.values() if isinstance(r, dict)})
-        if (requests and (elicitor is None or kinds != ["elicitation/create"])) or \
-                (not requests and not isinstance(asked.get("requestState"), str)):
+        missing = [kind for kind in kinds if kind not in answerers.kinds()]
+        if (requests and (missing or not kinds)) or (not requests and not isinstance(asked.get("requestState"), str)):
+            lacking = [kind for kind in ("elicitation", "sampling", "roots")
+                       if not any(k.startswith(kind) for k in answerers.kinds())]
             return error_result(f"The server asked for input this client cannot give "
                                 f"({shown(', '.join(kinds), 120) or 'no state to resume'}): it declares no "
-                                f"{'elicitation, ' if elicitor is None else ''}sampling or roots capability.")
+                                f"{' or '.join(lacking) or 'such'} capability.")
         again: Json = {**params}
         if requests:
-            again["inputResponses"] = {key: await answer(elicitor, alias, request.get("params"))
-                                       for key, request in requests.items() if isinstance(request, dict)}
+            try:
+                again["inputResponses"] = {key: await answerers.answer(alias, request.get("method"),
+                                                                       request.get("params"))
+                                           for key, request in requests.items() if isinstance(request, dict)}
+            except Declined as exc:  # no answer can stand in for a refused sampling: the call ends here
+                return error_result(f"The call was not completed: the server asked to use the model and "
+                                    f"that was refused ({exc}). Do not retry it unless the user asks.")
         if isinstance(asked.get("requestState"), str):
             again["requestState"] = asked["requestState"]
         asked = await server.request("tools/call", again, allow_input_required=True, allow_task=True)

@@ -88,3 +88,15 @@ def quoted(value: Any, limit: int = 300) -> str:
         cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
         text = cut + " …"
     return f'"{text}"'
+
+
+def last_words(text: str, limit: int) -> str:
+    """The end of `text`, at most `limit` characters, starting at a line or a word."""
+    if len(text) <= limit:
+        return text
+    tail = text[-limit:]
+    for boundary in ("\n", " "):
+        cut = tail.find(boundary)
+        if 0 <= cut < limit // 2:
+            return "…" + tail[cut + 1:]
+    return "…" + tail

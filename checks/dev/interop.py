@@ -12,8 +12,11 @@ filesystem, sequential-thinking). Then it runs `python -m solution tools
 --json` with all of them at once (pinned to two CPUs where `taskset` exists),
 reports how long that took and which era each server speaks, calls one tool
 on each, type-checks every server's code-mode stubs together in the sandbox,
-runs one code-mode question, and exits 1 if any server is offline or any call
-or script fails. None of this is needed by the core tests.
+runs one code-mode question, then (with npm) the cases beyond tools against
+server-everything (interop_features.py: resources, prompts, completions,
+sampling after approvals, log messages, a resource link read for the model),
+and exits 1 if any server is offline or any call, script or case fails. None of
+this is needed by the core tests.
 """
 
 from __future__ import annotations
@@ -146,9 +149,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"  call {alias}/{tool}: {'ok' if ok else 'FAILED ' + (result.stdout + result.stderr)[-160:]}")
         failed += [] if ok else [alias]
     failed += code_mode(path, table, options.cpus)
+    cases = 2 + len(calls)
+    if "everything" in config["mcpServers"]:  # resources, prompts, sampling, logs, links (interop_features.py)
+        from checks.dev.interop_features import cases as feature_cases, run_cases
+        cases += len(feature_cases(HOME / "everything.json"))
+        failed += run_cases(HOME / "everything.json")
     online = len(table["servers"])
     print(f"interop: {online}/{len(config['mcpServers'])} servers online, `tools` took {took:.1f} s; "
-          f"{len(calls) + 2 - len(failed)}/{len(calls) + 2} calls and scripts answered")
+          f"{cases - len(failed)}/{cases} calls, scripts and cases answered")
     return 0 if online == len(config["mcpServers"]) and not failed else 1
 
 

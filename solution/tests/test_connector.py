@@ -130,11 +130,11 @@ def test_output_a_user_reads_keeps_resources_words_and_identifiers_whole() -> No
 
     from solution.model import result_text
     from solution.naming import model_tool_name
-    from solution.stdio_client import last_words
+    from solution.untrusted import last_words
     from solution.tests.conftest import ROOT
     result = {"content": [{"type": "resource", "resource": {"uri": "file:///a", "text": "the text"}},
                           {"type": "resource_link", "name": "spec", "uri": "https://x/spec"}]}
-    assert result_text(result) == "the text\n[resource link] spec https://x/spec"
+    assert result_text(result) == "[embedded resource file:///a]\nthe text\n[resource link: spec https://x/spec]"
     tail = last_words("run 'motherduck --help' for help.\n" * 20, 60)
     assert tail.startswith("…") and tail[1:].startswith(("run", "'", "for", "help", "--help"))
     done = subprocess.run([sys.executable, "-m", "solution", "tools"], capture_output=True, text=True,

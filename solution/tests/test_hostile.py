@@ -21,7 +21,7 @@ from solution.consent import NO, SESSION, Consent, ConsentRequest, fingerprint
 from solution.jsonrpc import MAX_DEPTH, TooDeep, parse_line
 from solution.naming import model_tool_name
 from solution.process import child_environment
-from solution.cli import ProgressBar
+from solution.cli_views import ProgressBar
 from solution.translate import make_entry
 from solution.tests.conftest import ROOT
 

@@ -220,7 +220,8 @@ def test_content_blocks_map_to_what_each_api_accepts() -> None:
                           {"type": "audio", "data": "x", "mimeType": "audio/wav"}], "isError": True}
     blocks = tool_result_content(result)
     assert blocks[1] == {"type": "image", "source": {"type": "base64", "data": "aGk=", "media_type": "image/gif"}}
-    assert [b.get("text") for b in blocks[2:]] == ["[resource link] a file:///a", "inside", "[audio content not shown]"]
+    assert [b.get("text") for b in blocks[2:]] == ["[resource link: a file:///a]", "[embedded resource file:///b]\ninside",
+                                            "[audio content not shown]"]
     flat = tool_message_content(result)
     assert flat.startswith("[tool error] t\n[image content not shown]") and "inside" in flat
 

@@ -1,0 +1,84 @@
+"""Sampling answered by the configured model, with a person approving twice.
+
+    sampler = TerminalSampler(model, terminal)   # then Aggregator.sampler = sampler
+
+For each `sampling/createMessage` (a handshake-era server's request, or an
+`inputRequests` entry of a 2026-07-28 call): the run's budget is checked, the
+request is read (`sampling.sampling_ask`), the person sees the server's alias,
+its system prompt and messages and says yes or no; only then does the model
+answer (no tools, `maxTokens` capped), and the person sees the reply and says
+yes or no again before it goes back. The terminal is held for the whole of it,
+so no consent question or form can take either answer. Anything but a yes,
+an end of input, or a read that fails is a decline (`Declined`), which the
+server hears as an error.
+
+When sampling is offered at all is the command line's decision (`offered`):
+with a model configured, and a terminal to ask on or the user's explicit
+`--sampling ask` (approvals then read from standard input, as a script types them).
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+from typing import Any, Mapping
+
+from .jsonrpc import Json
+from .model import Model
+from .sampling import (MAX_TOKENS, Budget, Declined, approved, conversation, cut_reply, describe_ask,
+                       describe_reply, reply_result, sampling_ask)
+from .terminal import Terminal
+
+
+
+def offered(mode: str, model_configured: bool, terminal: bool) -> bool:
+    """Whether to declare sampling: `off` never; `ask` when a model is configured;
+    `auto` when one is and there is a terminal to approve on."""
+    if mode == "off" or not model_configured:
+        return False
+    return mode == "ask" or terminal
+
+
+def model_configured(env: Mapping[str, str]) -> bool:
+    """A model the user chose: the mock by MOCK=1, or a model API's settings (not the fallback mock)."""
+    return env.get("MOCK", "") not in ("", "0") or bool(
+        env.get("ANTHROPIC_API_KEY") or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY"))
+
+
+def capped(model: Model, max_tokens: int) -> Model:
+    """The model asking for at most `max_tokens` (for the adapters that take a limit)."""
+    if not hasattr(model, "max_tokens"):
+        return model
+    limited = copy.copy(model)
+    setattr(limited, "max_tokens", max_tokens)
+    return limited
+
+
+class TerminalSampler:
+    def __init__(self, model: Model, terminal: Terminal, budget: "Budget | None" = None,
+                 cap: int = MAX_TOKENS) -> None:
+        self.model = model
+        self.terminal = terminal
+        self.budget = budget or Budget()
+        self.cap = cap
+
+    async def __call__(self, alias: str, params: Any) -> Json:
+        self.budget.take()
+        ask = sampling_ask(alias, params, self.cap)
+        async with self.terminal.turn(f"sampling for {alias}"):
+            self.terminal.say(describe_ask(ask))
+            if not approved(await self._read("Send this to the model? [y/N]: ")):
+                raise Declined("the user declined to send it to the model")
+            system, messages = conversation(ask, secrets.token_hex(6))
+            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)
+            text, cut = cut_reply(turn.text, ask.max_tokens)
+            self.terminal.say(describe_reply(ask, text, self.model.name))
+            if not approved(await self._read(f"Send this reply to server '{alias}'? [y/N]: ")):
+                raise Declined("the user declined to send the model's reply")
+        return reply_result(text, self.model.name, cut)
+
+    async def _read(self, prompt: str) -> str:
+        try:
+            return await self.terminal.read(prompt)
+        except (EOFError, OSError):
+            return ""  # no more input: no

@@ -26,7 +26,11 @@ The kinds of check:
   at the same time, in a module fixture, and their output is compared; the
   fault suite's, the interop run's and the bench's output is printed by their
   real `main` with the document's own measurements put in, so what the code
-  decides (counts, ratios, targets, verdicts, layout) is what is compared.
+  decides (counts, ratios, targets, verdicts, layout) is what is compared;
+- tables: the switches against `servers/switches.py`, the hostile scenarios
+  against the fault suite, the layout against the files, CI's list against
+  `.ci/run`, the exercises and extensions against `checks/exercises.py`, the
+  recorded mutation run against today's regions and catalogue.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ import pytest
 
 from checks.target import ROOT
 from checks.tests import documents as docs
-from checks.tests.documents import DOCUMENTS, Command, Scratch, folded, g, spoken
+from checks.tests.documents import DOCUMENTS, Command, Scratch, folded, g, listed, spoken, table_after
 
 RUN_LIMIT = 120  # seconds for one documented command; a correct one needs a few
 
@@ -373,3 +377,189 @@ def test_the_bench_notes_on_code_mode_count_what_row_7_counts(runs: Dict[str, An
                      r"calls that script made, .*?, and the same answer, (\d+) turns", folded("labs/MAINTAINERS.md"))
     assert said is not None, "labs/MAINTAINERS.md: row 7's note is gone"
     assert said.groups() == (str(tokens["code_mode_turns"]), spoken(tokens["calls"]), str(tokens["direct_turns"]))
+
+
+# -- tables against the code --------------------------------------------------------------
+
+def test_the_hostile_table_has_a_row_for_each_hostile_scenario_named_as_the_suite_names_it() -> None:
+    from checks.dev.faults import SCENARIOS
+    from checks.dev.hostile import HOSTILE_SCENARIOS
+    rows = [row[0] for row in table_after("labs/MAINTAINERS.md", "against hostile servers and inputs")]
+    names = [s.name.removeprefix("hostile: ") for s in SCENARIOS]
+    assert [r for r in rows if r not in names] == [], "rows that name no scenario of checks/dev/faults.py"
+    assert [s.name.removeprefix("hostile: ") for s in HOSTILE_SCENARIOS if s.name.removeprefix("hostile: ")
+            not in rows] == [], "scenarios of checks/dev/hostile.py with no row"
+    said = re.search(r"The (\w+) scenarios against hostile servers and inputs \((\w+) of them in "
+                     r"checks/dev/hostile\.py", folded("labs/MAINTAINERS.md"))
+    assert said is not None and said.groups() == (spoken(len(rows)), spoken(len(HOSTILE_SCENARIOS))), said
+
+
+def switches() -> Dict[str, Any]:
+    from servers.switches import parse_options
+    import argparse
+    parser = docs.parser_of("servers.notes")
+    return {a.option_strings[0]: a for a in parser._actions
+            if a.option_strings and not isinstance(a, argparse._HelpAction)}
+
+
+def switch_rows() -> List[Tuple[List[str], List[str]]]:
+    """(the switches a row names, with their values; the environment variables it names)."""
+    return [(re.findall(r"`([^`]+)`", row[0]), re.findall(r"`(MCP_LAB_[A-Z_]+)`", row[1]))
+            for row in table_after("servers/README.md", "## Switches")]
+
+
+def test_the_switches_table_names_every_switch_and_every_choice_of_the_servers() -> None:
+    named = [switch for written, _ in switch_rows() for switch in written]
+    missing = []
+    for option, action in switches().items():
+        if not any(w.split(" ")[0] == option for w in named):
+            missing.append(option)
+        for choice in action.choices or ():
+            if choice != action.default and f"{option} {choice}" not in named:
+                missing.append(f"{option} {choice}")
+    assert missing == [], f"servers/README.md: the switches table lacks {', '.join(missing)} (servers/switches.py)"
+
+
+def test_the_switches_table_gives_each_switch_the_variable_its_help_names_and_the_server_reads_it() -> None:
+    from servers.switches import parse_options
+    helps = {option: re.findall(r"MCP_LAB_[A-Z_]+", action.help or "") for option, action in switches().items()}
+    by_row: Dict[str, List[str]] = {}
+    for written, variables in switch_rows():
+        for switch in written:
+            by_row.setdefault(switch.split(" ")[0], []).extend(variables)
+    wrong = [f"{o}: the table says {sorted(set(by_row.get(o, [])))}, its help {h}" for o, h in helps.items()
+             if sorted(set(by_row.get(o, []))) != h]
+    assert wrong == [], "servers/README.md: " + "; ".join(wrong)
+    defaults = vars(parse_options("notes", []))
+    samples = {"MCP_LAB_ERA": "legacy", "MCP_LAB_FAIL": "garbage", "MCP_LAB_LATENCY": "search=1"}
+    for option, variables in helps.items():
+        for variable in variables:
+            with mock.patch.dict(os.environ, {variable: samples.get(variable, "1")}):
+                read = vars(parse_options("notes", []))
+            assert read != defaults, f"{option}'s help names {variable}, but the server does not read it"
+
+
+def test_the_servers_help_says_which_switches_read_the_environment() -> None:
+    parser = docs.parser_of("servers.notes")
+    named = [bool(re.search(r"MCP_LAB_", a.help or "")) for a in switches().values()]
+    assert ("every switch" in (parser.epilog or "").lower()) == all(named), parser.epilog
+
+
+LAYOUT_SECTIONS = ("labs/", "starter/", "solution/", "servers/", "checks/", "checks/dev/", ".ci/run")
+
+
+def layout() -> Dict[str, str]:
+    """MAINTAINERS' layout block, by the folder each paragraph starts with."""
+    found: Dict[str, str] = {}
+    current = ""
+    for line in docs.block_after("labs/MAINTAINERS.md", "## Layout").text.splitlines():
+        head = line.split(" ")[0]
+        if head in LAYOUT_SECTIONS:
+            current, line = head, line[len(head):]
+        found[current] = found.get(current, "") + " " + line
+    return found
+
+
+def files_of(folder: str) -> List[Path]:
+    skip = {"tests", "__pycache__", "corpus"}
+    return sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts)
+                  and p.name not in ("__init__.py", "__main__.py") and not p.name.endswith(".pyc")
+                  and not (folder == "checks/" and "dev" in p.relative_to(ROOT / folder).parts))
+
+
+@pytest.mark.parametrize("folder", ["labs/", "starter/", "servers/", "checks/", "checks/dev/"])
+def test_the_layout_names_every_file_of_each_folder(folder: str) -> None:
+    text_ = layout()[folder]
+    missing = [str(p.relative_to(ROOT)) for p in files_of(folder)
+               if not re.search(rf"(?<![\w.]){re.escape(p.stem)}\b", text_)]
+    assert missing == [], f"labs/MAINTAINERS.md, Layout: {folder} does not mention {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("folder", ["labs/", "servers/", "checks/", "checks/dev/"])
+def test_every_file_the_layout_names_exists(folder: str) -> None:
+    files = r"(?<![\w/.-])(?:[\w.-]+/)*[\w.-]+\.(?:py|md|json|txt|yml|png)\b"
+    folders = r"(?<![\w/.-])(?:[\w.-]+/)+(?!\w)"
+    names = re.findall(f"{files}|{folders}", layout()[folder])
+    under = [str(p.relative_to(ROOT / folder)) for p in (ROOT / folder).rglob("*")]
+    missing = [n for n in names if n not in LAYOUT_SECTIONS
+               and not any(u == n.rstrip("/") or u.endswith("/" + n.rstrip("/")) for u in under)
+               and not (n.startswith(LAYOUT_SECTIONS) and (ROOT / n).exists())]
+    assert missing == [], f"labs/MAINTAINERS.md, Layout: no {', '.join(missing)} under {folder}"
+
+
+def ci_steps() -> List[str]:
+    """What .ci/run runs, as `-m MODULE ARGS...` lines."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    return [" ".join(line.split('"$PY" -m ', 1)[1].split()) for line in script.replace("\\\n", " ").splitlines()
+            if '"$PY" -m ' in line and not line.strip().startswith("echo")]
+
+
+def test_maintainers_says_what_ci_runs() -> None:
+    steps = ci_steps()
+    said = re.search(r"CI \(\.ci/run\) (.*?)\. ", folded("labs/MAINTAINERS.md"))
+    assert said is not None, "labs/MAINTAINERS.md: the sentence saying what CI runs is gone"
+    sentence = said.group(1)
+    modules = sorted({step.split(" ")[0] for step in steps} - {"pip"})
+    missing = [m for m in modules if not re.search(rf"(?<![\w.]){re.escape(m)}\b", sentence)]
+    assert missing == [], f"labs/MAINTAINERS.md: CI also runs {missing}: {sentence}"
+    self_checks = [s for s in steps if s.startswith("checks ")]
+    counts = re.search(r"(\w+) self-checks", sentence)
+    assert counts is not None and counts.group(1) == spoken(len(self_checks)), sentence
+    scenarios = [w for s in steps if s.startswith("checks.dev.conformance") for w in
+                 re.findall(r"--scenario (\S+)", s)]
+    core = re.search(r"the (\w+) core client scenarios", sentence)
+    assert core is not None and core.group(1) == spoken(len(scenarios)), sentence
+    listed = re.search(r"the (\w+) core client scenarios \(([^)]*)\)", folded("labs/MAINTAINERS.md"))
+    assert listed is not None and re.findall(r"[\w/-]+", listed.group(2)) == scenarios, listed
+
+
+def test_the_walkthroughs_exercise_table_is_the_exercises_of_the_checks() -> None:
+    from checks.exercises import EXERCISES
+    rows = table_after("labs/GUIDE.md", "Then the four exercise points")
+    found = {int(r[0]): (r[1], r[3]) for r in rows}
+    wanted = {n: (f"`starter/{e.file}`, `{e.function}`",
+                  f"item {e.items[0]}" if len(e.items) == 1 else f"items {' and '.join(map(str, e.items))}")
+              for n, e in EXERCISES.items()}
+    assert found == wanted
+
+
+def test_each_extension_section_names_the_file_and_function_the_checks_judge() -> None:
+    from checks.exercises import EXTENSIONS
+    headings = dict(re.findall(r"^### (11\.\d) .*?\((E\d): ", docs.text("labs/GUIDE.md"), re.M))
+    for name, extension in EXTENSIONS.items():
+        heading = re.search(rf"^### (11\.\d) .*\({name}: `starter/([\w.]+)`, `([\w.]+)`\)$",
+                            docs.text("labs/GUIDE.md"), re.M)
+        assert heading is not None, f"labs/GUIDE.md: no section heading for {name}"
+        assert (f"section {heading.group(1)}", heading.group(2), heading.group(3)) == \
+               (extension.guide.split(" (")[0], extension.file, extension.function), heading.group(0)
+    assert sorted(headings.values()) == sorted(EXTENSIONS)
+
+
+def test_the_readmes_json_fields_are_in_the_reports_schema() -> None:
+    schema = json.loads((ROOT / "checks" / "report.schema.json").read_text())
+    row = next(r for r in table_after("README.md", "| command | what it does |") if "--json" in r[0])
+    named = re.findall(r"(\w+)", row[1].split("(", 1)[1].split("), described")[0])
+    fields = set(schema["properties"]) | set(schema["properties"]["items"]["items"]["properties"])
+    words = {"the", "with", "when", "code", "printed", "and", "for", "run"}
+    assert [n for n in named if n not in fields and n not in words] == [], row[1]
+
+
+def test_clients_list_of_server_keys_is_the_configs() -> None:
+    from solution.config import SERVER_KEYS
+    said = re.search(r"Each server entry takes (.*?):\n", docs.text("labs/CLIENT.md"), re.S)
+    assert said is not None
+    named = {k for k in re.findall(r"`(\w+)`", said.group(1)) if k not in ("false",)}
+    assert named == SERVER_KEYS - {"url", "headers", "type"}, named ^ (SERVER_KEYS - {"url", "headers", "type"})
+
+
+def test_the_recorded_mutation_run_is_of_todays_regions_catalogue_and_equivalents() -> None:
+    from checks.dev.mutants.catalogue import CATALOGUE
+    from checks.dev.mutants.equivalents import read_equivalents
+    from checks.dev.mutants.regions import REGIONS
+    result = (ROOT / "checks" / "dev" / "mutants" / "result.txt").read_text(encoding="utf-8").splitlines()
+    rows = [line.split() for line in result if re.match(r"^(\d|E\d)\s", line)]
+    assert [r[0] for r in rows] == list(REGIONS)
+    assert sum(int(r[-1].split("/")[1]) for r in rows) == len(CATALOGUE)
+    assert sum(int(r[3]) for r in rows) == len(read_equivalents().reasons)
+    said = re.search(r'Last full run \(checks/dev/mutants/result\.txt\)[^"]*"([^"]+)"', folded("labs/INSTRUCTORS.md"))
+    assert said is not None and said.group(1) == result[-1], (said, result[-1])

@@ -30,13 +30,16 @@ The kinds of check:
 - tables: the switches against `servers/switches.py`, the hostile scenarios
   against the fault suite, the layout against the files, CI's list against
   `.ci/run`, the exercises and extensions against `checks/exercises.py`, the
-  recorded mutation run against today's regions and catalogue.
+  recorded mutation run against today's regions and catalogue;
+- numbers: `claims()`, one pattern per statement, its numbers as groups, and
+  the code that decides them.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import re
 import signal
@@ -563,3 +566,345 @@ def test_the_recorded_mutation_run_is_of_todays_regions_catalogue_and_equivalent
     assert sum(int(r[3]) for r in rows) == len(read_equivalents().reasons)
     said = re.search(r'Last full run \(checks/dev/mutants/result\.txt\)[^"]*"([^"]+)"', folded("labs/INSTRUCTORS.md"))
     assert said is not None and said.group(1) == result[-1], (said, result[-1])
+
+
+# -- numbers: (document, the statement with its numbers as groups, what the code says) ----
+
+def source_number(path: str, pattern: str) -> str:
+    found = re.search(pattern, (ROOT / path).read_text(encoding="utf-8"))
+    assert found is not None, f"{path} no longer has {pattern!r}"
+    return found.group(1)
+
+
+def notes_pages() -> str:
+    from servers.core import page_plan
+    from servers.notes import build
+    server = build()
+    plan = page_plan(len(server.tools), server.page_size or len(server.tools))
+    assert [] in plan[:-1], "the note library no longer hands out an empty page before the last"
+    return spoken(server.page_size or 0)
+
+
+def build_notes() -> Any:
+    from servers.notes import build
+    return build()
+
+
+def tool_names(server: str) -> List[str]:
+    module = __import__(f"servers.{server}", fromlist=["build"])
+    return [t.name for t in module.build().tools]
+
+
+def long_names() -> Tuple[str, ...]:
+    """The tickets' names a model API cannot take (over 64): the lone one, the twins, their shared start."""
+    from solution.naming import MAX_MODEL_NAME
+    long = sorted((n for n in tool_names("tickets") if len(n) > MAX_MODEL_NAME), key=len)
+    twins = long[1:]
+    shared = len(os.path.commonprefix(twins))
+    assert len(long) == 3 and len(os.path.commonprefix(long)) < shared, long
+    return str(len(long[0])), str(len(twins[0])), str(len(twins[1])), str(shared)
+
+
+def interop_servers() -> int:
+    from checks.dev.interop import NPM, PYPI
+    return len(PYPI) + 1 + len(NPM)  # and the old SDK's
+
+
+def e_range() -> str:
+    from checks.items import EXTENSION_ITEMS
+    return str(len(EXTENSION_ITEMS))
+
+
+def items_by_module() -> str:
+    """`wire 1-3, names 4-7, ...`: the module of checks/items/ each item's proof is in."""
+    from checks.items import EXTENSION_ITEMS, ITEMS, label
+    runs: List[Tuple[str, List[str]]] = []
+    for item in ITEMS + EXTENSION_ITEMS:
+        inner = [c.cell_contents for c in item.body.__closure__ or () if callable(c.cell_contents)]
+        module = (inner[0] if inner else item.body).__module__.split(".")[-1]
+        if runs and runs[-1][0] == module:
+            runs[-1][1].append(label(item.number))
+        else:
+            runs.append((module, [label(item.number)]))
+    return ", ".join(f"{m} {n[0]}" if len(n) == 1 else f"{m} {n[0]}-{n[-1]}" for m, n in runs)
+
+
+def extensions_help() -> str:
+    """The duties `--extensions` names in its help, in order."""
+    help_ = next(a.help or "" for a in docs.parser_of("checks")._actions if "--extensions" in a.option_strings)
+    found = re.search(r"\(([^)]*)\)", help_)
+    assert found is not None, help_
+    return found.group(1)
+
+
+def discovery_limits() -> Tuple[str, ...]:
+    from solution import aggregator
+    from solution.config import ServerSpec, config_of
+    default = aggregator.Aggregator(config_of([ServerSpec("a", "x")])).discovery_timeout
+    slow = aggregator.Aggregator(config_of([ServerSpec("a", "x", timeout=60.0)])).discovery_timeout
+    return (spoken(aggregator.DISCOVERY_REQUESTS), g(aggregator.DISCOVERY_TIMEOUT), g(default),
+            spoken(int(slow // 60)), g(slow))
+
+
+def stating(doc: str) -> Callable[..., Tuple[Any, ...]]:
+    """A claim of `doc`: (doc, pattern, what the code says[, "optional"])."""
+    return lambda pattern, value, *optional: (doc, pattern, value, *optional)
+
+
+def claims() -> List[Tuple[Any, ...]]:
+    from checks.dev import conformance
+    from checks.dev.interop import NPM, PYPI
+    from checks.dev.load import STARTER_GREEN
+    from checks.dev.mutants.catalogue import CATALOGUE
+    from checks.dev.mutants.regions import REGIONS
+    from checks.dev.pytest_setup import pytest_xdist_auto_num_workers
+    from checks.exercises import EXERCISES
+    from checks.harness import ITEM_LIMIT, PARALLEL, Verdict
+    from checks.hints import HINTS
+    from checks.isolation import EVENT_CAP
+    from checks.items import ITEMS
+    from checks.items.extensions import LONG_WORK_GAP, LONG_WORK_STEPS, LONG_WORK_TIMEOUT
+    from checks.items.offline import SLOW_DISCOVERY_LIMIT, SLOW_REPLY
+    from checks.items.tasks import FIELDS
+    from checks.items.wire import ENDLESS_LIMIT
+    from checks.page import FOLD_AFTER, KEEP, MAX_ROWS
+    from checks.report import MEANING, summary
+    from checks.style import Style
+    from checks.trace import WIRE_ROWS, WIRE_TAIL, WIRE_TEXT
+    from checks.typecount import TypeCount
+    from servers.core import ENDLESS_PAGES
+    from servers.misbehave import fan_out, tools_for
+    from servers.over_http import RESUME_RETRY_MS
+    from servers.rpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+    from servers.stdio import EOF_GRACE, HOLD_LIMIT
+    from servers.tickets import PRIORITIES, PRIORITY_QUESTION
+    from solution import anthropic_model, openai_model
+    from solution.breaker import COOL_DOWN, THRESHOLD
+    from solution.discovery import MAX_PAGES, PROBE_TIMEOUT
+    from solution.http_client import MAX_MESSAGE_CONNECTIONS, MAX_REQUEST_CONNECTIONS
+    from solution.http_json import HttpSettings
+    from solution.jsonrpc import MAX_DEPTH
+    from solution.meta_tools import CONTEXT_WINDOW, TOOL_SHARE
+    from solution.naming import MAX_MODEL_NAME
+    from solution.patterns import MATCH_SECONDS, MAX_STEPS
+    from solution.process import BASE_ENV
+    from solution.sandbox import Limits
+    from solution.server_requests import ANSWERING, REFUSING
+    from solution.stdio_client import DEFAULT_TIMEOUT, MAX_LINE_BYTES, STDERR_TAIL_BYTES
+    from solution.config import parse_config
+    import solution.cli_options as cli_options
+    nine, meta = len(ITEMS), meta_tools()
+    servers_switches = vars(docs.parse("servers.notes", []))
+    load = vars(docs.parse("checks.dev.load", []))
+    task_timeout = parse_config('{"mcpServers": {"a": {"command": "x"}}}').servers[0].task_timeout
+    fine = Style(io.StringIO(), {"NO_COLOR": "1"})
+    readme, guide, instructors, client, maintainers, servers = (stating(doc) for doc in DOCUMENTS)
+    return [
+        # README.md
+        readme(r"(\w+) marked exercise points", lambda: spoken(len(EXERCISES))),
+        readme(r"(\w+) numbered checks", lambda: spoken(nine).capitalize()),
+        readme(r"Python (\d+\.\d+) or newer",
+            lambda: source_number("pyproject.toml", r'requires-python = ">=([\d.]+)"')),
+        readme(r"\((\w+) packages and what they bring\)", lambda: spoken(len(re.findall(
+            r'^    "', (ROOT / "pyproject.toml").read_text().split("dependencies = [")[1].split("]")[0], re.M)))),
+        readme(r"as shipped, items ([\d, and]+) pass and ([\d, and]+) fail",
+            lambda: (listed(STARTER_GREEN), listed(set(range(1, nine + 1)) - STARTER_GREEN))),
+        readme(r"--target solution shows (\d+) of (\d+)", lambda: (str(nine), str(nine))),
+        readme(r"the next of (\w+) hints", lambda: spoken(len(HINTS["3"]))),
+        readme(r"seconds each item may take before it is stopped \(default (\d+);", lambda: g(ITEM_LIMIT)),
+        readme(r"\((\w+) test processes per CPU",
+            lambda: spoken((pytest_xdist_auto_num_workers(mock.Mock()) or 0) // len(os.sched_getaffinity(0)))),
+        readme(r"after the nine, items E1–E9: ([a-z ,]+) \(labs/GUIDE\.md",
+            extensions_help),
+        readme(r"exit 0 all pass, (\d) some fail, (\d) could not judge", lambda: (
+            str(next(k for k, v in MEANING.items() if "failed" in v)),
+            str(next(k for k, v in MEANING.items() if "judge" in v)))),
+        # labs/GUIDE.md
+        guide(r"(\w+) tools per page, and an empty page before the last one", notes_pages),
+        guide(r"the item gives max_pages=(\d+) and expects exactly (\w+) requests",
+            lambda: (str(ENDLESS_LIMIT), spoken(ENDLESS_LIMIT))),
+        guide(r"allow letters, digits, _ and -, up to (\d+)\.", lambda: str(MAX_MODEL_NAME)),
+        guide(r"ends up exactly (\d+) characters long", lambda: str(MAX_MODEL_NAME)),
+        guide(r"cut to (\d+), append short_hash", lambda: str(MAX_MODEL_NAME)),
+        guide(r"lists (\w+) servers, and two of them \(notes and archive\)",
+            lambda: spoken(len(json.loads((ROOT / "labs" / "servers.json").read_text())["mcpServers"]))),
+        guide(r"# (\d) of (\d): items ([\d, ]+) pass",
+            lambda: (str(len(STARTER_GREEN)), str(nine), listed(STARTER_GREEN, ", "))),
+        guide(r"Then the (\w+) exercise points", lambda: spoken(len(EXERCISES))),
+        guide(r"MOCK=1 python -m checks \| (\d+/\d+ passed), exit status (\d)", lambda: (
+            summary([Verdict(i.number, i.id, i.title, "pass", 0.0, "") for i in ITEMS], 0.0, fine).split(" · ")[0],
+            "0")),
+        guide(r"python -m checks \((\d), (\d), or (\d) when the harness could not judge\)",
+            lambda: tuple(str(k) for k in sorted(MEANING))),
+        guide(r"pauses a server after (\w+) failures in a row", lambda: spoken(THRESHOLD)),
+        guide(r'python -m checks --types prints "([^"]+)"',
+            lambda: TypeCount(0, 0, "").line("starter").split(" (")[0]),
+        guide(r"at least two of the (\w+) questions above", lambda: spoken(len(re.findall(
+            r"^\*\*\d+\. ", docs.text("labs/GUIDE.md"), re.M)))),
+        guide(r"tickets/rebuild_index reports (\w+) steps", lambda: spoken(servers_switches["progress_steps"])),
+        guide(r"E3 calls a (\d+) s job with a (\d+) s timeout that reports every (\d+) ms",
+            lambda: (g(LONG_WORK_STEPS * LONG_WORK_GAP), g(LONG_WORK_TIMEOUT), g(LONG_WORK_GAP * 1000))),
+        guide(r"give the model a small (\w+) tool that returns matching names, an (\w+) that shows one "
+            r"tool's full schema, and a (\w+) that makes the call", lambda: meta),
+        guide(r"the lab's default is (\d+) % of ([\d,]+) tokens", lambda: (g(TOOL_SHARE * 100), g(CONTEXT_WINDOW))),
+        guide(r"the model gets (\w+) tools instead of the table, in tiers: (\w+) \(.*?\), (\w+) \(.*?\) and (\w+) \(",
+            lambda: (spoken(len(meta)), *meta)),
+        guide(r"E4 finds export_invoice among (\d+) shop tools", lambda: str(len(tools_for("catalogue")))),
+        guide(r"a server of (\w+) tools built so that every part", lambda: spoken(len(tools_for("ranking")))),
+        guide(r"\(taskTimeout, (\d+) s unless", lambda: g(task_timeout)),
+        guide(r"it puts (\w+) property schemas", lambda: spoken(len(FIELDS))),
+        guide(r"and (\w+) a form cannot show", lambda: spoken(sum(v is None for _, v in FIELDS.values()))),
+        guide(r"a note as text of at most (\d+) characters",
+            lambda: str(PRIORITY_QUESTION["requestedSchema"]["properties"]["note"]["maxLength"])),
+        guide(r"\(the schema allows (\w+), (\w+) and (\w+)\)", lambda: PRIORITIES),
+        guide(r"\(retry: (\d+)\)", lambda: str(RESUME_RETRY_MS)),
+        # labs/INSTRUCTORS.md
+        instructors(r"needs two replies of ([\d.]+) s each, so its whole discovery always exceeds the "
+            r"([\d.]+) s limit", lambda: (g(SLOW_REPLY), g(SLOW_DISCOVERY_LIMIT)) if
+            2 * SLOW_REPLY > SLOW_DISCOVERY_LIMIT else ()),
+        instructors(r"\((\d+) s per request, (\d+) s per item\)", lambda: (g(DEFAULT_TIMEOUT), g(ITEM_LIMIT))),
+        instructors(r"all (\d+) runs of each target give the same verdicts \((\d+) copies at once on (\d+) "
+            r"CPUs, (\d+) rounds\)", lambda: (
+                str(load["copies"] * load["rounds"]), str(load["copies"]), str(len(load["cpus"].split(","))),
+                str(load["rounds"]))),
+        instructors(r"(?:the|all) (\w+) regions", lambda: spoken(len(REGIONS))),
+        instructors(r"a catalogue of (\d+) wrong answers", lambda: str(len(CATALOGUE))),
+        instructors(r"at most (\d+) MB a line", lambda: g(EVENT_CAP / 2 ** 20)),
+        instructors(r"keeps at most ([\d,]+) messages \(the first ([\d,]+) and the last (\d+), where it ended\)",
+            lambda: (g(WIRE_ROWS), g(WIRE_ROWS - WIRE_TAIL), g(WIRE_TAIL))),
+        instructors(r"draws at most (\d+) rows \(a run of more than (\w+) alike messages is cut to its "
+            r"first (\w+) and its last", lambda: (str(MAX_ROWS), spoken(FOLD_AFTER), spoken(KEEP))),
+        instructors(r"the messages in full share ([\d,]+) characters", lambda: g(WIRE_TEXT)),
+        # labs/CLIENT.md
+        client(r"ANTHROPIC_MODEL, default ([\w.-]+);", lambda: anthropic_model.DEFAULT_MODEL),
+        client(r"OPENAI_MODEL, default ([\w.-]+)\)", lambda: openai_model.DEFAULT_MODEL),
+        client(r"Every call has a timeout \((\d+) s without a byte\)", lambda: g(HttpSettings().timeout)),
+        client(r"running time \| (\d+) s \|", lambda: g(Limits().seconds)),
+        client(r"memory \| (\d+) MiB \|", lambda: g(Limits().memory_bytes / 2 ** 20)),
+        client(r"tool calls \| (\d+) \| the (\d+)st raises", lambda: (str(Limits().calls), str(Limits().calls + 1))),
+        client(r"printed output \| ([\d,]+) characters \|", lambda: g(Limits().printed_chars)),
+        client(r"wall clock \| (\d+) s \|", lambda: g(Limits().wall_seconds)),
+        client(r"after (\d+) s of silence the handshake is tried", lambda: g(PROBE_TIMEOUT)),
+        client(r"otherwise --timeout, (\d+) s by default", lambda: g(cli_options.parse(["tools"], "x").timeout)),
+        client(r"timeout \| --timeout \((\d+) s\)", lambda: g(DEFAULT_TIMEOUT)),
+        client(r"taskTimeout \| (\d+) \|", lambda: g(task_timeout)),
+        client(r"by default to (\w+) times the longest request timeout \(--timeout or a server's own "
+            r"timeout\), and never to less than (\d+) s: (\d+) s with the defaults; a server given "
+            r"\"timeout\": 60 \(a first npx -y download\) gets (\w+) minutes, and .*? within (\d+) s",
+            discovery_limits),
+        client(r"after (\d+) timeouts or lost connections in a row, a server is paused for (\d+) s",
+            lambda: (str(THRESHOLD), g(COOL_DOWN))),
+        client(r"What a server sees of your environment: only (.*?) \(on Windows",
+            lambda: ", ".join(BASE_ENV[:-1]) + " and " + BASE_ENV[-1]),
+        client(r"matched with a ([\d.]+) s limit per value", lambda: g(MATCH_SECONDS)),
+        client(r"a budget of ([\d,]+) steps", lambda: g(MAX_STEPS)),
+        client(r"more than (\d+) % of the model's context", lambda: g(TOOL_SHARE * 100)),
+        client(r"gives the model (\w+) meta-tools instead: (\w+) \(.*?\), (\w+) \(.*?\) and (\w+)\.",
+            lambda: (spoken(len(meta)), *meta)),
+        client(r"1 to (\d+) of A-Z a-z 0-9 _ -",
+            lambda: source_number("solution/config.py", r"ALIAS_PATTERN = .*?\{1,(\d+)\}")),
+        client(r"type-checks the stubs of (\w+) real servers", lambda: spoken(interop_servers())),
+        # labs/MAINTAINERS.md
+        maintainers(r"python -m checks.dev.load \| (\d+) self-checks at once on (\d+) CPUs, (\d+) rounds",
+            lambda: (str(load["copies"]), str(len(load["cpus"].split(","))), str(load["rounds"]))),
+        maintainers(r"conformance suite \(@modelcontextprotocol/conformance ([\d.]+)\)",
+            lambda: conformance.SUITE_VERSION),
+        maintainers(r"Installs Node (\d+) \(a PyPI wheel, when the machine's Node is older than (\d+)\)",
+            lambda: (conformance.NODE_WHEEL.split("==")[1].split(".")[0],
+            source_number("checks/dev/conformance.py", r"node_major\(own\) >= (\d+)"))),
+        maintainers(r"python -m checks.dev.conformance --json \(([\d.]+)\)", lambda: conformance.SUITE_VERSION),
+        maintainers(r"answers a call with \[\[\[…\]\]\], ([\d,]+) deep",
+            lambda: g(int(source_number("servers/misbehave.py", r'b"\[" \* (\d+)')))),
+        maintainers(r"refused before parsing \(depth over (\d+)\)", lambda: str(MAX_DEPTH)),
+        maintainers(r"the check gives up after ([\d.]+) s", lambda: g(MATCH_SECONDS)),
+        maintainers(r"\{\} for ping, (-\d+) for the rest", lambda: str(METHOD_NOT_FOUND)),
+        maintainers(r"\((\d+) answered at a time, (\d+) more refused as busy", lambda: (str(ANSWERING), str(REFUSING))),
+        maintainers(r"(\d+) connections for the client's requests and (\d+) for its messages",
+            lambda: (str(MAX_REQUEST_CONNECTIONS), str(MAX_MESSAGE_CONNECTIONS))),
+        maintainers(r"The fixture over HTTP passes (.*?); the other server scenarios",
+            lambda: ", ".join(conformance.FIXTURE_SCENARIOS[:-1]) + " and " + conformance.FIXTURE_SCENARIOS[-1]),
+        maintainers(r"counts at a server written for it that ([\d,]+) pings on one answer open at most "
+            r"(\w+) connections at once", lambda: (
+            g(int(source_number("solution/tests/test_http_limits.py", r'"ping"\} for n in range\((\d+)\)'))),
+            spoken(1 + MAX_MESSAGE_CONNECTIONS))),
+        maintainers(r"and that ([\d,]+) list changes run one re-list at a time", lambda: g(int(source_number(
+            "solution/tests/test_http_limits.py", r'"notifications/tools/list_changed"\}\] \* (\d+)')))),
+        maintainers(r"([\d,]+) progress notifications draw at most (\w+) lines", lambda: (
+            g(int(source_number("solution/tests/test_hostile.py", r"bar\(step, ([\d_]+),").replace("_", ""))),
+            spoken(int(source_number("solution/tests/test_hostile.py", r"1 <= len\(lines\) <= (\d+)"))))),
+        maintainers(r"both checks give up after ([\d,]+) steps", lambda: g(MAX_STEPS)),
+        maintainers(r"shipped starter, which must be green on exactly ([\d, and]+)\)", lambda: (
+            listed(STARTER_GREEN) if f"assert green == {sorted(STARTER_GREEN)}" in (ROOT / ".ci" / "run").read_text()
+            else ".ci/run checks other items")),
+        maintainers(r"lines up to (\d+) MiB are accepted", lambda: g(MAX_LINE_BYTES / 2 ** 20)),
+        maintainers(r"drained into a (\d+) KiB tail", lambda: g(STDERR_TAIL_BYTES / 1024)),
+        maintainers(r"stopped after (\d+) pages", lambda: str(MAX_PAGES)),
+        maintainers(r"all in one config: (.*?) \(PyPI\)", lambda: ", ".join(PYPI[:-1]) + " and " + PYPI[-1]),
+        maintainers(r"the @modelcontextprotocol servers (.*?)\. The first run", lambda: ", ".join(
+            n.split("server-")[1] for n in NPM[:-1]) + " and " + NPM[-1].split("server-")[1]),
+        maintainers(r"so it costs the (\d+) s of silence", lambda: g(PROBE_TIMEOUT)),
+        maintainers(r"Items run (\w+) at a time", lambda: spoken(PARALLEL)),
+        maintainers(r"registry entries for ([\d,]+) tools", lambda: g(
+            math.prod(int(n) for n in source_number("checks/dev/bench.py", r"aggregation\((\d+, \d+)\)").split(", ")))),
+        # servers/README.md
+        servers(r"\| notes \| ([\w, ]+) \| paging:", lambda: ", ".join(tool_names("notes"))),
+        servers(r"\| paging: (\w+) tools per page with an empty page between, so only a client that "
+            r"follows nextCursor to its end sees all (\w+)",
+            lambda: (notes_pages(), spoken(len(tool_names("notes"))))),
+        servers(r"\| yes \((\d+) per page\) \|", lambda: str(len(notes_pages()) and build_notes().page_size)),
+        servers(r"a (\d+)-character name, two (\d+)/(\d+)-character names sharing their first (\d+) characters",
+            long_names),
+        servers(r"\(rebuild_index, (\w+) steps\)", lambda: spoken(servers_switches["progress_steps"])),
+        servers(r"answer none \|.*?\(at most (\d+) s\)", lambda: g(HOLD_LIMIT)),
+        servers(r"after (\d+) pages the server answers (-\d+)", lambda: (str(ENDLESS_PAGES), str(INTERNAL_ERROR))),
+        servers(r"write a reason to stderr and exit with status (\d+)",
+            lambda: source_number("servers/stdio.py", r"--fail exit-at-start\).*\n.*\n\s*return (\d+)")),
+        servers(r"\(default (\d+) and ([\d.]+); E3 uses (\d+) and ([\d.]+)\)", lambda: (
+            str(servers_switches["progress_steps"]), g(servers_switches["progress_gap"]), str(LONG_WORK_STEPS),
+            g(LONG_WORK_GAP))),
+        servers(r"N steps of S seconds \(default (\d+) and ([\d.]+)\)",
+            lambda: (str(servers_switches["task_steps"]), g(servers_switches["task_gap"]))),
+        servers(r"the pollIntervalMs a task suggests \(default (\d+)\) and how long it is kept after "
+            r"creation \(default (\d+)\)",
+            lambda: (str(servers_switches["task_poll_ms"]), str(servers_switches["task_ttl_ms"]))),
+        servers(r"still answered \(for at most (\w+) second\)", lambda: spoken(int(EOF_GRACE))),
+        servers(r"lists ([\d,]+) tools or odd ones, or serves a (\d+)-tool catalogue, or the (\w+) tools of "
+            r"ranking", lambda: (g(len(tools_for("many-tools"))), str(len(tools_for("catalogue"))),
+            spoken(len(tools_for("ranking"))))),
+        servers(r"fan out a (\w+) ways", lambda: {10 ** 6: "million"}.get(
+            len(fan_out()["$defs"]["d0"]["anyOf"]) ** (len(fan_out()["$defs"]) - 1), "?")),
+        # wherever they are said
+        maintainers(r"one definition each in items/__init__\.py: (.*?); evidence\.py", items_by_module),
+        *[(doc, r"(?<!extensions )E1[-–]E(\d+)|E1 to E(\d+)", e_range, "optional") for doc in DOCUMENTS],
+        *[(doc, r"\b(nine) (?:items|checks|passes)|the (nine)\b", lambda: spoken(nine), "optional")
+          for doc in DOCUMENTS],
+    ]
+
+
+@pytest.fixture(scope="module")
+def all_claims() -> List[Tuple[Any, ...]]:
+    return claims()
+
+
+def claim_problems(doc: str, text_: str, claims_: Sequence[Tuple[Any, ...]]) -> List[str]:
+    """What the document says that the code does not (each statement of CLAIMS)."""
+    wrong = []
+    for where, pattern, value, *optional in claims_:
+        if where != doc:
+            continue
+        found = list(re.finditer(pattern, text_, re.I))
+        if not found and not optional:
+            wrong.append(f"{doc}: no longer says anything like {pattern!r} (reworded? reword its claim too)")
+        want = value()
+        want = tuple(want) if isinstance(want, tuple) else (want,)
+        for match in found:
+            said = tuple(x for x in match.groups() if x is not None)
+            if [s.lower() for s in said] != [str(w).lower() for w in want]:
+                wrong.append(f"{doc}: \"{match.group(0)}\": the code says {', '.join(map(str, want))}")
+    return wrong
+
+
+@pytest.mark.parametrize("doc", DOCUMENTS)
+def test_every_number_the_document_states_is_the_one_the_code_has(doc: str, all_claims: List[Tuple[Any, ...]]) -> None:
+    wrong = claim_problems(doc, folded(doc), all_claims)
+    assert not wrong, "\n".join(wrong)

@@ -47,6 +47,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import types
 from contextlib import redirect_stdout
 from dataclasses import dataclass
@@ -193,10 +194,26 @@ def clean_env(**extra: str) -> Dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Any]:
-    """What the documented commands print, each run once as written (MOCK=1 and a
-    log of our own added where the reader's shell would have them)."""
-    scratch_dir = tmp_path_factory.mktemp("runs")
+def runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Dict[str, Any]:
+    """What the documented commands print, run once for the whole session: under
+    pytest-xdist the first worker to ask runs them and the others read its record."""
+    if getattr(request.config, "workerinput", None) is None:
+        return run_documented(tmp_path_factory.mktemp("runs"))
+    import fcntl
+    shared = tmp_path_factory.getbasetemp().parent  # the same for every worker of this session
+    with open(shared / "documented-runs.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        record = shared / "documented-runs.json"
+        if not record.exists():
+            found = run_documented(Path(tempfile.mkdtemp(dir=shared)))
+            record.write_text(json.dumps({k: vars(v) if isinstance(v, Ran) else v for k, v in found.items()}))
+        kept = json.loads(record.read_text())
+    return {k: Ran(**v) if k != "tokens" else v for k, v in kept.items()}
+
+
+def run_documented(scratch_dir: Path) -> Dict[str, Any]:
+    """What the documented commands print, each run as written (MOCK=1 and a log of
+    our own added where the reader's shell would have them), all at the same time."""
     logs = ["--audit", str(scratch_dir / "audit.jsonl"), "--tasks-file", ""]
     trace = documented("labs/GUIDE.md", "MOCK=1 python -m checks 2 --trace")
     demo = documented("labs/CLIENT.md", "python -m solution ask --code-mode")

@@ -10,8 +10,9 @@ an SDK that cannot bear unknown methods) in another; and,
 where `npm` exists, four `@modelcontextprotocol` servers (everything, memory,
 filesystem, sequential-thinking). Then it runs `python -m solution tools
 --json` with all of them at once (pinned to two CPUs where `taskset` exists),
-reports how long that took and which era each server speaks, calls one tool
-on each, type-checks every server's code-mode stubs together in the sandbox,
+reports how long that took and which era each server speaks, calls a tool on
+each but fetch and sequential-thinking (and, as a task, a second on
+everything), type-checks every server's code-mode stubs together in the sandbox,
 runs one code-mode question, and exits 1 if any server is offline or any call
 or script fails. None of this is needed by the core tests.
 """

@@ -321,8 +321,8 @@ def direct(module: str) -> Optional[Callable[[List[str]], Any]]:
     if module == "checks.dev.mutants":
         from checks.dev.mutants.__main__ import parse as mutants_parse
         return mutants_parse
-    if module == "checks.dev.faults":  # it takes no arguments
-        return lambda argv: argparse.ArgumentParser(prog="python -m checks.dev.faults").parse_args(argv)
+    if module in TAKE_NO_ARGUMENTS:  # no parser of their own: any argument would be ignored, so none is right
+        return lambda argv: argparse.ArgumentParser(prog=f"python -m {module}").parse_args(argv)
     return None
 
 
@@ -353,9 +353,11 @@ def parse(module: str, argv: List[str], env: Optional[Dict[str, str]] = None) ->
 
 
 MAINS = {"checks.dev.mutants": "checks.dev.mutants.__main__"}
+TAKE_NO_ARGUMENTS = ("checks.dev.faults", "checks.dev.cost")
 LAB_MODULES = ("checks", "solution", "starter", "servers.notes", "servers.tickets", "servers.misbehave",
                "checks.gradebook", "checks.dev.load", "checks.dev.contracts", "checks.dev.mutants",
-               "checks.dev.conformance", "checks.dev.faults", "checks.dev.interop", "checks.dev.bench")
+               "checks.dev.conformance", "checks.dev.faults", "checks.dev.interop", "checks.dev.bench",
+               "checks.dev.cost")
 
 
 def parser_of(module: str, argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -403,7 +405,7 @@ class Scratch:
 def extras() -> Set[str]:
     text_ = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     block = text_.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
-    return set(re.findall(r"^(\w+) = \[", block, re.M))
+    return set(re.findall(r"^([\w-]+) = \[", block, re.M))
 
 
 @functools.lru_cache(maxsize=None)
@@ -457,7 +459,7 @@ def problem(command: Command, scratch: Scratch) -> Optional[str]:
             return None
         if rest[:2] != ["install", "-e"] or len(rest) != 3:
             return "pip appears only as `pip install -e .[extra]`"
-        wanted = set(re.findall(r"\w+", rest[2].strip("'.[]")))
+        wanted = set(re.findall(r"[\w-]+", rest[2].strip("'.[]")))
         return None if rest[2].startswith(".") and wanted <= extras() else f"no extra {wanted - extras()} in pyproject"
     if first in ("pytest", "mypy", "git"):
         paths = [w for w in rest if not w.startswith("-") and w not in ("checkout", "<template-commit>")]

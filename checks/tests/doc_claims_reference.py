@@ -95,15 +95,18 @@ def reference_claims() -> List[Tuple[Any, ...]]:
             r"costs (\w+), the rate for ([\w.-]+)\)", lambda: (
                 g(ANTHROPIC_WRITE), g(ANTHROPIC_READ), fraction.get(OPENAI_READ, g(OPENAI_READ)),
                 openai_model.DEFAULT_MODEL)),
-        client(r"written at ([\d.]+), then read at ([\d.]+) every turn", lambda: (g(ANTHROPIC_WRITE), g(ANTHROPIC_READ))),
+        client(r"written at ([\d.]+), then read at ([\d.]+) every turn",
+            lambda: (g(ANTHROPIC_WRITE), g(ANTHROPIC_READ))),
         client(r"blocks marked cache_control \(at most (\w+)\)", lambda: spoken(MAX_BREAKPOINTS)),
         client(r"an earlier entry only (\d+) blocks back", lambda: str(LOOKBACK)),
         client(r"Why the meta-tools start at ([\d,]+) tokens", lambda: g(threshold())),
         client(r"(\w+) turns a call, with a search listing", lambda: spoken(len(meta))),
-        client(r"the full table's fewer turns \(a (\w+) as many\)", lambda: {3: "third", 2: "half"}.get(len(meta), "?")),
+        client(r"the full table's fewer turns \(a (\w+) as many\)",
+            lambda: {3: "third", 2: "half"}.get(len(meta), "?")),
         client(r"the default limit of (\d+) turns \(--max-steps\) lets the meta-tools make only (\w+) calls",
             lambda: (str(max_steps), spoken((max_steps - 1) // len(meta)))),  # a turn a tier, and the answer's
-        client(r"The sign-in waits at most (\d+) s", lambda: g(inspect.signature(InBrowser).parameters["timeout"].default)),
+        client(r"The sign-in waits at most (\d+) s",
+            lambda: g(inspect.signature(InBrowser).parameters["timeout"].default)),
         client(r"a run signs in to one server at most (\d+) times", lambda: str(MAX_AUTHORIZATIONS)),
         client(r"Tokens live in one file, (\S+) \(--tokens-file FILE\)", lambda: tokens_file),
         # labs/MAINTAINERS.md

@@ -192,7 +192,8 @@ def test_the_bill_line_in_client_is_what_ask_prints_for_its_tokens() -> None:
     """The sample's counts are put in; the line, its sums and the price are the transcript's."""
     from solution.transcript import usage_line
     sample = docs.block_after("labs/CLIENT.md", "The bill: `ask`'s last line")
-    counts = re.search(r"= ([\d,]+) plain \+ ([\d,]+) cache writes \+ ([\d,]+) cache reads; output ([\d,]+)", sample.text)
+    counts = re.search(r"= ([\d,]+) plain \+ ([\d,]+) cache writes \+ ([\d,]+) cache reads; output ([\d,]+)",
+                       sample.text)
     assert counts is not None, f"labs/CLIENT.md:{sample.line}: the bill's sample has no counts"
     plain, writes, reads, output = (int(n.replace(",", "")) for n in counts.groups())
     usages = {"Anthropic": {"input_tokens": plain, "cache_creation_input_tokens": writes,
@@ -248,3 +249,43 @@ def test_the_cost_figures_the_documents_quote_are_the_ones_rows_8_and_9_count(ru
         said = re.search(pattern, folded(doc))
         assert said is not None, f"{doc}: no longer says anything like {pattern!r}"
         assert said.groups() == counted_, f"{doc}: \"{said.group(0)}\": counted, {counted_}"
+
+
+def captured_requests(block: str) -> List[Tuple[List[str], str]]:
+    """A capture's requests: (the request line and headers, the body's line or "")."""
+    found = []
+    for exchange in re.split(r"\n\n(?=(?:POST|GET|DELETE) )", "\n\n" + block.strip()):
+        head, _, rest = exchange.strip().partition("\n\n")
+        if re.match(r"(POST|GET|DELETE) ", head):
+            found.append((head.splitlines(), rest.splitlines()[0] if rest and rest[0] == "{" else ""))
+    return found
+
+
+@pytest.mark.parametrize("era, phrase", [("current", "The 2026-07-28 era: no session"),
+                                         ("legacy", "The 2025-11-25 era (pinned with")])
+def test_each_captured_request_carries_the_headers_the_client_sends(era: str, phrase: str) -> None:
+    """The capture less what MAINTAINERS says it leaves out (Host, lengths) is what
+    HttpClient's headers are for that message in that era, header by header."""
+    from solution.config import ServerSpec
+    from solution.http_client import HttpClient
+    sample = docs.block_after("labs/MAINTAINERS.md", phrase)
+    requests = captured_requests(sample.text)
+    assert requests, f"labs/MAINTAINERS.md:{sample.line}: no requests in the capture"
+    session = re.search(r"mcp-session-id: (\w+)", sample.text, re.I)
+    for head, body in requests:
+        client = HttpClient(ServerSpec("sdk", "", url="http://127.0.0.1:8000/mcp"))
+        client.era = era
+        method = re.search(r'"method":"([^"]+)"', body)
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method.group(1)} if method else {}
+        request_id = re.search(r'"id":(\d+)', body)
+        if request_id:
+            message["id"] = int(request_id.group(1))
+        name = re.search(r'"params":\{"name":"([^"]+)"', body)
+        if name:
+            message["params"] = {"name": name.group(1), "arguments": {}}
+        initialize = message.get("method") == "initialize"
+        client.session_id = None if initialize or session is None else session.group(1)
+        with mock.patch.object(HttpClient, "negotiated", None if initialize else "2025-11-25"):
+            # _headers is where every request's headers are made (pure: the message and the era)
+            sent = [f"{k}: {v}" for k, v in client._headers(message, body=bool(body))]
+        assert head[1:] == sent, f"labs/MAINTAINERS.md:{sample.line}: for {head[0]} {body[:60]} the client sends {sent}"

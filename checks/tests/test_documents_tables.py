@@ -20,7 +20,7 @@ from checks.target import ROOT
 from checks.tests import doc_commands as cmds
 from checks.tests import doc_programs as progs
 from checks.tests import documents as docs
-from checks.tests.documents import folded, spoken, table_after
+from checks.tests.documents import DOCUMENTS, folded, spoken, table_after
 
 
 # -- tables against the code --------------------------------------------------------------
@@ -254,3 +254,46 @@ def test_the_recorded_mutation_run_is_of_todays_regions_catalogue_and_equivalent
     assert said is not None and said.groups() == (
         str(killed), str(made - equivalent), spoken(len(REGIONS)), str(equivalent), minutes,
         str(len(CATALOGUE)), str(len(CATALOGUE))), (said, lines[-1])
+
+
+def test_every_config_in_the_documents_is_one_the_client_takes_as_it_stands() -> None:
+    """Each JSON block with "mcpServers" parses with the client's own config reader,
+    without a warning, its ${VARIABLES} set; CLIENT's default-config sample is
+    the default config's own entries."""
+    from solution.config import parse_config
+    configs = [(doc, b) for doc in DOCUMENTS for b in docs.blocks(doc) if b.lang == "json" and "mcpServers" in b.text]
+    assert configs, "no config samples found (the reader is broken)"
+    for doc, block in configs:
+        environ = {name: "x" for name in re.findall(r"\$\{(\w+)", block.text)}
+        config = parse_config(block.text, f"{doc}:{block.line}", environ=environ)
+        assert config.warnings == (), (doc, block.line, config.warnings)
+    default = json.loads((ROOT / "labs" / "servers.json").read_text())["mcpServers"]
+    sample = json.loads(docs.block_after("labs/CLIENT.md", "config is `labs/servers.json`, in the usual shape").text)
+    assert all(default.get(alias) == entry for alias, entry in sample["mcpServers"].items()), sample
+
+
+# How README names each package the test extra brings (the extras it includes resolved).
+TEST_PACKAGES = {"pytest": "pytest", "pytest-timeout": "pytest-timeout", "pytest-xdist": "pytest-xdist",
+                 "mypy": "mypy", "types-jsonschema": "type stubs", "types-regex": "type stubs",
+                 "mcp": "the official SDK", "pydantic-monty": "the code-mode sandbox", "cosmic-ray": "cosmic-ray",
+                 "PyJWT": "PyJWT", "hypothesis": "Hypothesis"}
+
+
+def test_the_readme_names_every_package_the_test_extra_brings() -> None:
+    text_ = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = text_.split("[project.optional-dependencies]")[1]
+    extras = dict(re.findall(r"^([\w-]+) = \[(.*?)\]\n", block, re.S | re.M))
+    wanted, packages = ["test"], []
+    while wanted:
+        for requirement in re.findall(r'"([^"]+)"', extras[wanted.pop()]):
+            inner = re.fullmatch(r"mcp-client-lab\[([\w-]+)\]", requirement)
+            if inner:
+                wanted.append(inner.group(1))
+            else:
+                packages.append(re.split(r"[\[<>=!~ ]", requirement)[0])
+    said = re.search(r"the test extra adds (.*?)\):", folded("README.md"))
+    assert said is not None, "README.md: the sentence on what the test extra adds is gone"
+    unnamed = [p for p in packages if p not in TEST_PACKAGES or TEST_PACKAGES[p] not in said.group(1)]
+    assert unnamed == [], f"README.md: the test extra brings {unnamed}; its sentence (or TEST_PACKAGES) names none"
+    stubs = re.search(r"with (\w+) packages of type stubs", said.group(1))
+    assert stubs is not None and stubs.group(1) == spoken(sum(p.startswith("types-") for p in packages)), said.group(1)

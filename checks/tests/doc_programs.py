@@ -193,7 +193,7 @@ def problem(command: Command, scratch: Scratch) -> Optional[str]:
             if module == "venv":
                 return None if argv == [".venv"] else f"the documents' venv is .venv, not {argv}"
             if module not in LAB_MODULES:
-                return f"{module} is not a program of the lab (or not known to checks/tests/documents.py)"
+                return f"{module} is not a program of the lab (or not in LAB_MODULES, checks/tests/doc_programs.py)"
             return refused(module, argv, env, scratch)
         return script(rest[0], rest[1:], env, scratch)
     if SCRIPT.fullmatch(first):
@@ -222,7 +222,7 @@ def script(path: str, argv: List[str], env: Dict[str, str], scratch: Scratch) ->
         return f"no such script: {path}"
     module = ".".join(found.relative_to(ROOT).with_suffix("").parts)
     if module not in LAB_MODULES:
-        return f"{module} is not a program of the lab"
+        return f"{module} is not a program of the lab (or not in LAB_MODULES, checks/tests/doc_programs.py)"
     return refused(module, argv, env, scratch)
 
 

@@ -9,9 +9,9 @@ installed, and neither fits what these documents hold. Both run examples
 commands, usage lines (`[--write | --guide] [REGION ...]`) and options in
 table cells, which must be *parsed* by the lab's own argparse parsers, not run
 (most start servers, some install Node or run for minutes), and prose numbers,
-which only a table of (document, statement, code) can hold. The reader,
-checks/tests/documents.py, needs only the standard library, and each failure
-names the document, the statement and what the code says instead.
+which only a table of (document, statement, code) can hold. The reader needs
+only the standard library, and each failure names the document, the statement
+and what the code says instead.
 
 The collector: documents.py reads the documents, doc_commands.py finds their
 commands, doc_programs.py parses each with its program's parser, doc_runs.py
@@ -26,20 +26,24 @@ test_each_kind_of_check_fails_on_a_wrong_line:
 - commands: each one (shell blocks, inline code, the autograding JSON) parsed
   by its program: `checks.cli.parse`, the clients' `cli_options.parse`, the
   servers' `parse_options`, and every other program's `main`, stopped at its
-  own `parse_args`; an option named alone must be one some program takes;
+  own `parse_args`; an option named alone must be one some program takes, and
+  every option of every program must be named in some document;
 - names: the environment variables a document sets or names are read by the
   code; the paths it names exist; the identifiers in its inline code exist in
   the code, and so do its error codes;
 - samples: the documented commands that can run here (the guide's `--trace`
-  of item 2, the code-mode demo, the agent loop, the meta-tools note) run once,
-  at the same time, in a module fixture, and their output is compared; the
-  fault suite's, the interop run's and the bench's output is printed by their
-  real `main` with the document's own measurements put in, so what the code
-  decides (counts, ratios, targets, verdicts, layout) is what is compared;
+  of item 2, the code-mode demo, the agent loop, the meta-tools note) run once
+  a session, at the same time, and their output is compared; what the bench's
+  rows 7 to 9 count is counted meanwhile; the fault suite's, the interop run's
+  and the bench's output is printed by their real `main` with the document's
+  own measurements put in, so what the code decides (counts, ratios, targets,
+  verdicts, layout) is what is compared; the bill line is the transcript's and
+  the HTTP captures' headers the client's;
 - tables: the switches against `servers/switches.py`, the hostile scenarios
-  against the fault suite, the layout against the files, CI's list against
+  against the fault suite, the layout against the files, CI's sentence against
   `.ci/run`, the exercises and extensions against `checks/exercises.py`, the
-  recorded mutation run against today's regions and catalogue;
+  config keys and samples against `solution/config.py`, the test extra against
+  pyproject.toml, the recorded mutation run against today's regions and catalogue;
 - numbers: `claims()`, one pattern per statement, its numbers as groups, and
   the code that decides them.
 """
@@ -164,11 +168,11 @@ def test_every_error_code_the_documents_name_is_one_the_code_uses(source: Set[st
 
 
 def test_the_programs_taken_to_read_no_arguments_read_none() -> None:
-    """documents.py parses their commands with an empty parser: true only while they have none."""
+    """doc_programs.py parses their commands with an empty parser: true only while they have none."""
     for module in progs.TAKE_NO_ARGUMENTS:
         tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
         reads = [node.lineno for node in ast.walk(tree)  # the code's, not a child script's text
                  if isinstance(node, ast.Attribute) and node.attr == "argv" and isinstance(node.value, ast.Name)
                  and node.value.id == "sys"
                  or isinstance(node, (ast.Import, ast.ImportFrom)) and "argparse" in ast.dump(node)]
-        assert reads == [], f"{module} reads arguments now (line {reads}): take it out of documents.TAKE_NO_ARGUMENTS"
+        assert reads == [], f"{module} reads arguments now (lines {reads}): take it out of TAKE_NO_ARGUMENTS"

@@ -23,7 +23,7 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"python -m servers.{name}",
         description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
-        epilog="Every switch also reads an environment variable, named in its help.")
+        epilog="A switch whose help names an environment variable (MCP_LAB_...) also reads it from there.")
     env = os.environ.get
     parser.add_argument("--era", choices=("current", "legacy"), default=env("MCP_LAB_ERA") or "current",
                         help="current: MCP 2026-07-28 (default); legacy: only the 2025-11-25 "

@@ -232,9 +232,10 @@ async def answer(tools: Aggregator, options: argparse.Namespace, question: str, 
             return 2
         provider = CodeMode(tools)
         note += "; code mode: the model writes one script for run_script"
-    elif too_many(tools):  # the whole table would crowd the context: two meta-tools instead
+    elif too_many(tools):  # the whole table would crowd the context: the meta-tools instead
         provider = MetaTools(tools)
-        note += f"; {len(tools.entries)} tools, so the model gets search_tools and call_tool"
+        offered = [tool["name"] for tool in provider.model_tools()]
+        note += f"; {len(tools.entries)} tools, so the model gets {', '.join(offered[:-1])} and {offered[-1]}"
     try:
         run = await run_agent(question, provider, model, max_steps=options.max_steps,
                               on_progress=None if options.json else ProgressBar())

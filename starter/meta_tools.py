@@ -1,4 +1,4 @@
-"""Many tools: two stable meta-tools instead of the whole table.
+"""Many tools: three stable meta-tools instead of the whole table.
 
 Past a threshold (a share of the model's context window), the model gets
 three tools in tiers: `search_tools` (a keyword search of the catalogue that

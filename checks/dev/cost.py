@@ -50,7 +50,7 @@ class Scenario:
     office_tools: int = 14  # the workplace server's size (14: the 29-tool table)
 
 
-LARGE = ("notes", "tickets", "office")  # 29 tools, about 4,800 tokens
+LARGE = ("notes", "tickets", "office")  # 29 tools, about 4,700 tokens
 SMALL = Scenario("small table (3 tools)", ("notes",),
                  (("notes", "search", {"query": "timeouts"}), ("notes", "read_note", {"id": "n-2"})))
 SIX_TURNS = Scenario("large table (29 tools), 6 tool turns", LARGE, (
@@ -243,7 +243,7 @@ SHORT_CALLS: Tuple[Call, ...] = (
     ("tickets", "search", {"query": "login"}), ("notes", "read_note", {"id": "n-3"}),
     ("tickets", "search", {"query": "page"}), ("notes", "read_note", {"id": "n-1"}))
 QUESTION_CALLS = (1, 2, 3, 6)
-OFFICE_SIZES = (0, 2, 4, 6, 8, 10, 14, 20)  # workplace tools beside notes and tickets: 1,100 to 6,700 tokens
+OFFICE_SIZES = (0, 2, 4, 6, 8, 10, 14, 20)  # workplace tools beside notes and tickets: about 1,000 to 6,400 tokens
 
 
 async def crossover(api: str) -> List[Tuple[int, Dict[int, float]]]:

@@ -1,6 +1,6 @@
 """A workplace server for the bench's cost row: fourteen tools described the way
 real servers describe theirs (a paragraph each, every parameter explained), so
-that with the notes and tickets fixtures the table is 29 tools of about 4,800
+that with the notes and tickets fixtures the table is 29 tools of about 4,700
 tokens. `reports_export_report` answers with `--result-tokens` tokens (2,000 by
 default), the long result a model pays for on every later turn; `--tools N`
 makes a bigger workplace of the same kinds of tool, for tables of other sizes.

@@ -10,8 +10,9 @@ an SDK that cannot bear unknown methods) in another; and,
 where `npm` exists, four `@modelcontextprotocol` servers (everything, memory,
 filesystem, sequential-thinking). Then it runs `python -m solution tools
 --json` with all of them at once (pinned to two CPUs where `taskset` exists),
-reports how long that took and which era each server speaks, calls one tool
-on each, type-checks every server's code-mode stubs together in the sandbox,
+reports how long that took and which era each server speaks, calls a tool on
+each but fetch and sequential-thinking (and, as a task, a second on
+everything), type-checks every server's code-mode stubs together in the sandbox,
 runs one code-mode question, then (with npm) the cases beyond tools against
 server-everything (interop_features.py: resources, prompts, completions,
 sampling after approvals, log messages, a resource link read for the model),

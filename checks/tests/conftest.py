@@ -11,6 +11,7 @@ from checks.exercises import extension_regions, regions, starter_changes, with_e
 from checks.harness import Verdict, run_items
 from checks.items import EXTENSION_ITEMS, ITEMS
 from checks.target import ROOT, load_target
+from checks.tests.doc_fixtures import all_claims, runs, scratch, source  # noqa: F401 (the documents' tests share them)
 
 Variant = Callable[..., Path]
 

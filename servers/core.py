@@ -8,19 +8,19 @@ Strictness is the point: a client that forgets `_meta`, names an unknown
 version, invents a cursor or calls a tool that does not exist gets the error
 code the specification names, so the lab's checks can tell right from lucky.
 
-Over 300 lines because the strict answers to every method (envelope, paging,
-cursors, calls, tasks) are one protocol; the shared JSON-RPC words are in
-rpc.py and questions during a call in asking.py.
+The JSON-RPC framing is in rpc.py, the request envelope in envelope.py and
+questions during a call in asking.py.
 """
 
 from __future__ import annotations
 
 import binascii
-import json
 
 from servers.asking import run_asking
-from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                         PARSE_ERROR, UNSUPPORTED_VERSION, RpcError, ToolFailed, ToolOutput)
+from servers.envelope import (PROTOCOL_VERSION, SUPPORTED_VERSIONS, TASK_METHODS, TASKS_EXTENSION, check_envelope,
+                              declares_form, declares_tasks, client_capabilities, missing_tasks_capability)
+from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION, RpcError,
+                         ToolFailed, ToolOutput, handle_request, parse_request)
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
@@ -31,10 +31,6 @@ if TYPE_CHECKING:
     Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
     Report = Callable[[float, Optional[float], str], None]  # progress, total, message
 
-PROTOCOL_VERSION = "2026-07-28"
-SUPPORTED_VERSIONS = [PROTOCOL_VERSION]
-VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 
 PAGING_MODES = ("normal", "empty-cursor", "endless")
@@ -290,55 +286,6 @@ class Server:
         return declares_form(client_capabilities(params))
 
 
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
-MISSING_CAPABILITY = -32021
-
-
-def client_capabilities(params: Json) -> Json:
-    meta = params.get("_meta")
-    capabilities = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
-    return capabilities if isinstance(capabilities, dict) else {}
-
-
-def declares_form(capabilities: Any) -> bool:
-    """Whether declared capabilities include form elicitation (either era)."""
-    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
-    # `{}` means form support too, for clients written before modes existed.
-    return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
-
-
-def declares_tasks(params: Json) -> bool:
-    extensions = client_capabilities(params).get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
-
-
-def missing_tasks_capability() -> RpcError:
-    return RpcError(MISSING_CAPABILITY, f"Client did not declare required extension '{TASKS_EXTENSION}'",
-                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
-
-
-def check_envelope(params: Any) -> None:
-    """Every 2026-07-28 request carries version and capabilities in `_meta`."""
-    if not isinstance(params, dict):
-        raise RpcError(INVALID_PARAMS, "Invalid params: 'params' with '_meta' is required")
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        raise RpcError(INVALID_PARAMS, "Invalid params: missing '_meta'")
-    if VERSION_KEY not in meta:
-        raise RpcError(INVALID_PARAMS, f"Invalid params: missing _meta key {VERSION_KEY}")
-    if CAPABILITIES_KEY not in meta:
-        raise RpcError(INVALID_PARAMS, f"Invalid params: missing _meta key {CAPABILITIES_KEY}")
-    version = meta[VERSION_KEY]
-    if not isinstance(version, str):
-        raise RpcError(INVALID_PARAMS, f"Invalid params: {VERSION_KEY} must be a string")
-    if not isinstance(meta[CAPABILITIES_KEY], dict):
-        raise RpcError(INVALID_PARAMS, f"Invalid params: {CAPABILITIES_KEY} must be an object")
-    if version not in SUPPORTED_VERSIONS:
-        raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
-                       {"supported": SUPPORTED_VERSIONS, "requested": version})
-
-
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list}
 
 
@@ -363,58 +310,3 @@ def argument_problem(schema: Json, arguments: Json) -> Optional[str]:
         if expected is not None and (not isinstance(value, expected) or wrong_bool):
             return f"argument '{key}' must be of type {spec['type']}"
     return None
-
-
-def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optional[Json]:
-    """JSON-RPC around `dispatch(method, params)`: check the request, reply with its
-    result or the RpcError it raised; None for notifications and stray responses."""
-    has_id = "id" in message
-    request_id = message.get("id")
-    method = message.get("method")
-    if not has_id and isinstance(method, str):
-        return None  # a notification: the shell handles cancellation
-    if method is None and ("result" in message or "error" in message):
-        return None  # a response from the client: never expected, ignored
-    if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or \
-            not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
-        return error_reply(request_id if isinstance(request_id, (str, int)) else None,
-                           RpcError(INVALID_REQUEST, "Invalid request"))
-    try:
-        return {"jsonrpc": "2.0", "id": request_id, "result": dispatch(method, message.get("params"))}
-    except RpcError as exc:
-        return error_reply(request_id, exc)
-    except Exception as exc:  # a fixture bug still gets an answer, never silence
-        return error_reply(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
-
-
-class Unreadable:
-    """A line that is not a JSON object, with the error reply it earns."""
-
-    def __init__(self, reply: Json) -> None:
-        self.reply = reply
-
-
-def parse_request(line: bytes) -> "Json | Unreadable":
-    """A JSON-RPC object whose id (if any) can key a table, or the error it earns.
-    Checked here, before any shell looks the id up: an object as an id is unhashable."""
-    try:
-        message = json.loads(line)
-    except ValueError as exc:
-        return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error", str(exc))))
-    except RecursionError:  # not a ValueError: json.loads recurses once per level
-        return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error: nested too deeply")))
-    if not isinstance(message, dict):
-        return Unreadable(error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: not a JSON object")))
-    if "id" in message and not usable_id(message["id"]):
-        return Unreadable(error_reply(None, RpcError(INVALID_REQUEST,
-                                                     "Invalid request: an id must be a string, a number or null")))
-    return message
-
-
-def usable_id(value: Any) -> bool:
-    """An id JSON-RPC allows (string, number, null): never an object, a list or a bool."""
-    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
-
-
-def error_reply(request_id: Any, error: RpcError) -> Json:
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

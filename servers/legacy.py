@@ -10,8 +10,9 @@ cursors included, are the same as in the current era.
 
 from __future__ import annotations
 
-from servers.core import VERSION_KEY, Server, declares_form, handle_request, no_report, parse_request
-from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RpcError
+from servers.core import Server, no_report
+from servers.envelope import VERSION_KEY, declares_form
+from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RpcError, handle_request, parse_request
 from servers.tasks import TaskBoard
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)

@@ -15,7 +15,7 @@ if __package__ in (None, ""):  # run as a file path: make `servers` importable
 
 from servers.core import Server, Tool  # noqa: E402
 from servers.rpc import ToolFailed, ToolOutput  # noqa: E402
-from servers.stdio import run  # noqa: E402
+from servers.launch import run  # noqa: E402
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:

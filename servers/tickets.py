@@ -19,7 +19,7 @@ if __package__ in (None, ""):  # run as a file path: make `servers` importable
 
 from servers.core import Server, Tool  # noqa: E402
 from servers.rpc import INTERNAL_ERROR, RpcError, ToolFailed, ToolOutput  # noqa: E402
-from servers.stdio import run  # noqa: E402
+from servers.launch import run  # noqa: E402
 from servers.asking import NeedInput  # noqa: E402
 from servers.tasks import Lapsed, TaskWork, Withdrawn  # noqa: E402
 

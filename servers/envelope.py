@@ -40,6 +40,15 @@ def declares_form(capabilities: Any) -> bool:
     return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
 
 
+def declares(method: str, capabilities: Any) -> bool:
+    """Whether declared capabilities let a server send `method` to the client (either era):
+    a server must not ask for what the client did not declare."""
+    if method == "elicitation/create":
+        return declares_form(capabilities)
+    wanted = {"sampling/createMessage": "sampling", "roots/list": "roots"}.get(method)
+    return wanted is not None and isinstance(capabilities, dict) and isinstance(capabilities.get(wanted), dict)
+
+
 def declares_tasks(params: Json) -> bool:
     extensions = client_capabilities(params).get("extensions")
     return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)

@@ -12,7 +12,7 @@ import sys
 
 from servers.legacy import LegacyFront
 from servers.stdio import StdioShell
-from servers.switches import extra_tool, parse_options, parsed_json
+from servers.switches import SWITCHED, extra_tool, parse_options, parsed_json
 from servers.tasks import TaskBoard
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     options = parse_options(server.name, argv)
+    for switch in SWITCHED:
+        if getattr(options, switch.replace("-", "_")):
+            add = server.switchable.get(switch)
+            if add is None:
+                sys.stderr.write(f"--{switch}: the {server.name} fixture has nothing behind this switch\n")
+                raise SystemExit(2)
+            add()
     server.paging = options.paging
     server.list_ttl_ms = options.list_ttl_ms
     server.progress_steps, server.progress_gap = options.progress_steps, options.progress_gap
@@ -45,7 +52,10 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     else:
         shell = StdioShell(front, options)
     server.on_change = shell.tools_changed
+    server.on_resources = shell.resources_changed
     server.ask_client = shell.ask_client
+    server.record = server.logs.record = shell.journal.record
+    server.logs.send = shell.write  # over HTTP: into the stream of the request that logs
     if any(tool.job is not None for tool in server.tools):
         board = TaskBoard(legacy=options.era == "legacy", ttl_ms=options.task_ttl_ms,
                           poll_ms=options.task_poll_ms)

@@ -50,6 +50,7 @@ import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from servers.announce import for_listener, for_session
 from servers.http_rules import MAX_BODY, body_length, decoded, host_is_local, origin_is_local
 from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
 from servers.oauth_guard import guarded
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from servers.stdio import Front
 
 HEADER_MISMATCH = -32020
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name carries
 RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
 
 
@@ -99,6 +101,7 @@ class HttpShell(StdioShell):
         self.sessions.add(session)
         if self.options.era == "current":
             self.fronts[session] = LegacyFront(self._core)
+            self.fronts[session].session = session  # named in what its journal entries record
         self.journal.record("session-started", session=session)
         return session
 
@@ -126,13 +129,20 @@ class HttpShell(StdioShell):
             except OSError:
                 self._streams.discard(stream)
 
-    def tools_changed(self) -> None:
+    def announce(self, change: str, uri: Optional[str]) -> None:
+        """Straight to the streams, not through `write`: the change may happen inside
+        some other request, whose own response must not carry it."""
         for stream in list(self._streams):
-            change: Json = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            if stream.session is None:  # a listen stream names its subscription; a GET stream is the session's
-                change["params"] = {"_meta": {"io.modelcontextprotocol/subscriptionId": stream.request_id}}
+            if stream.session is None:  # a listen stream: what it asked for, naming its subscription
+                told = for_listener(change, uri, stream.wants, stream.request_id)
+            else:  # a GET stream: the session's, unsolicited
+                front = self.fronts.get(stream.session, self.server)
+                told = for_session(change, uri, getattr(front, "subscriptions", set()))
+            if told is None:
+                continue
+            self.journal.record("out", msg=told)
             try:
-                stream.send(change)
+                stream.send(told)
             except OSError:
                 self._streams.discard(stream)
 
@@ -200,8 +210,9 @@ class HttpShell(StdioShell):
         meta: Json = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
         expected = {"MCP-Protocol-Version": meta.get("io.modelcontextprotocol/protocolVersion"),
                     "Mcp-Method": message.get("method")}
-        if message.get("method") == "tools/call":
-            expected["Mcp-Name"] = params.get("name")
+        named = NAMED.get(str(message.get("method")))
+        if named is not None:
+            expected["Mcp-Name"] = params.get(named)
         if message.get("method") == "tools/call":
             expected.update(self.mirrored(params))
         for name, value in expected.items():
@@ -282,7 +293,11 @@ def handler_for(shell: HttpShell) -> type:
             if refused is not None:
                 shell.journal.record("out", msg=refused[1], status=refused[0])
                 return self.refuse(*refused)
-            if shell.answered(message) or "id" not in message:  # a reply to our question, or a notification
+            if shell.answered(message):  # a reply to our question
+                return self.refuse(202)
+            if "id" not in message:  # a notification: the session's front may keep something of it (roots)
+                shell._local.session = self.headers.get("Mcp-Session-Id")
+                shell.front().handle_message(message)
                 return self.refuse(202)
             extra: List[tuple[str, str]] = []
             era = shell.era_of(self.headers, message)
@@ -300,6 +315,7 @@ def handler_for(shell: HttpShell) -> type:
             shell._local.sink = sink
             try:
                 if message.get("method") == "subscriptions/listen" and era == "current":
+                    sink.wants = shell.honoured(message)
                     shell._streams.add(sink)  # before the acknowledgement: a change after it reaches this stream
                     shell.listen(message)
                     shell.hold(sink)
@@ -318,7 +334,9 @@ def handler_for(shell: HttpShell) -> type:
                 return self.refuse(404 if session else 400)
             sink = Sink(self, None, [], shell)
             sink.session = session
-            sink.open_stream()
+            with sink.lock:  # registered before its headers go: once a client sees them, no change is missed
+                shell._streams.add(sink)
+                sink.open_stream()
             shell.journal.record("listen-opened", session=session)
             shell.hold(sink)
             ended = session not in shell.sessions

@@ -17,7 +17,7 @@ import json
 # TYPE_CHECKING as true): importing it would cost every server start about 4 ms.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Optional
+    from typing import Any, Callable, Dict, List, Optional
 
     Json = Dict[str, Any]
 
@@ -60,11 +60,13 @@ class ToolFailed(Exception):
 
 
 class ToolOutput:
-    """What a tool handler returns: its text, and optionally structured data."""
+    """What a tool handler returns: its text, optionally structured data, and
+    content blocks to follow the text (resource links, embedded resources)."""
 
-    def __init__(self, text: str, structured: Optional[Any] = None) -> None:
+    def __init__(self, text: str, structured: Optional[Any] = None, blocks: Optional[List[Json]] = None) -> None:
         self.text = text
         self.structured = structured
+        self.blocks = blocks or []
 
 
 def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optional[Json]:

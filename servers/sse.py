@@ -50,6 +50,7 @@ class Sink:
         # client that keeps connections alive would otherwise send its next request on this one.
         self.headers = [*headers, ("Connection", "close")]
         self.session: Optional[str] = None  # a handshake-era GET stream: the session it belongs to
+        self.wants: Json = {}  # a listen stream (2026-07-28): what its acknowledgement honoured
         self.streaming = False
         self.shell = shell
         self.noisy = bool(shell.options.sse)

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 
+from servers.announce import for_listener, for_session, honoured
 from servers.core import no_report
 from servers.envelope import check_envelope
 from servers.journal import Journal, forked_by
@@ -59,7 +60,8 @@ class StdioShell:
         self._workers: List[threading.Thread] = []
         self._replies = threading.Condition()
         self._replies_written = 0  # replies (messages with an id) written so far
-        self._listeners: Set[Any] = set()
+        self._listeners: Dict[Any, Json] = {}  # listen request id -> what its acknowledgement honoured
+        self.core: Any = getattr(server, "server", server)  # the Server, behind a handshake-era front
         self._asked: Dict[int, List[Any]] = {}  # id of a request to the client -> [event, its reply]
         self._next_ask = 0
         self._closing = threading.Event()
@@ -120,21 +122,35 @@ class StdioShell:
         except RpcError as exc:
             self.write(error_reply(request_id, exc))
             return
-        wanted = (message["params"].get("notifications") or {})
-        honoured = {"toolsListChanged": True} if wanted.get("toolsListChanged") else {}
-        if honoured:
-            self._listeners.add(request_id)
+        kept = self.honoured(message)
+        if kept:
+            self._listeners[request_id] = kept
         self.write({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-                    "params": {"notifications": honoured,
+                    "params": {"notifications": kept,
                                "_meta": {"io.modelcontextprotocol/subscriptionId": request_id}}})
+
+    def honoured(self, message: Json) -> Json:
+        params = message.get("params")
+        return honoured(params.get("notifications") if isinstance(params, dict) else None,
+                        getattr(self.core, "content", None))
 
     def tools_changed(self) -> None:
         """The server's tool list changed: tell whoever is listening."""
-        for listener in list(self._listeners):
-            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
-                        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listener}}})
+        self.announce("tools", None)
+
+    def resources_changed(self, uri: Optional[str]) -> None:
+        """A resource changed (or, None, the list did): tell its listeners and subscribers."""
+        self.announce("resources", uri)
+
+    def announce(self, change: str, uri: Optional[str]) -> None:
+        for listener, wants in list(self._listeners.items()):
+            told = for_listener(change, uri, wants, listener)
+            if told is not None:
+                self.write(told)
         if getattr(self.server, "initialized", False):  # the handshake era: unsolicited
-            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            told = for_session(change, uri, getattr(self.server, "subscriptions", set()))
+            if told is not None:
+                self.write(told)
 
     def answer(self, line: bytes, message: Optional[Json], replies_before: int = 0) -> None:
         """Work out and send the reply to one line (runs on its own thread)."""
@@ -205,7 +221,7 @@ class StdioShell:
             params = message.get("params")
             if isinstance(params, dict):
                 self._cancelled.add(params.get("requestId"))
-                self._listeners.discard(params.get("requestId"))  # a listen stream ends quietly
+                self._listeners.pop(params.get("requestId"), None)  # a listen stream ends quietly
             return
         if message is not None and message.get("method") == "subscriptions/listen" and "id" in message:
             if self.options.fail != "never-answer":

@@ -1,7 +1,7 @@
 """The fixture servers' own accounts of a run, sent to the runner as they happen.
 
 Every server an item starts is given `--evidence SOCKET`, and sends each line
-of its journal there as it writes it (servers/stdio.py, `Journal`). The
+of its journal there as it writes it (servers/journal.py, `Journal`). The
 runner listens; the worker, where the code under test runs, never holds the
 listening socket. What arrives is kept here, journal by journal, and it is
 what the runner checks a claimed pass against and draws the page from. The

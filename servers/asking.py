@@ -10,8 +10,9 @@ the question reaches the person depends on the era:
 - 2025-11-25: the server sends `elicitation/create` to the client and waits
   for the answer while the call stays open.
 
-A client that did not declare form elicitation is never asked: the handler
-gets `None` for its answers and uses its default.
+A client that did not declare what the tool asks for (form elicitation,
+sampling, roots) is never asked: the handler gets `None` for its answers and
+uses its default or says so in an `isError` result.
 """
 
 from __future__ import annotations
@@ -32,12 +33,14 @@ if TYPE_CHECKING:
 
 
 class NeedInput(Exception):
-    """Raised by a handler: it needs the answer to this question."""
+    """Raised by a handler: it needs the answer to this request to the client
+    (a question for the person by default; or a sampling, or the roots)."""
 
-    def __init__(self, key: str, question: Json) -> None:
+    def __init__(self, key: str, question: Json, method: str = "elicitation/create") -> None:
         super().__init__(key)
         self.key = key
         self.question = question
+        self.method = method
 
 
 def state_for(name: str, arguments: Json) -> str:
@@ -47,7 +50,7 @@ def state_for(name: str, arguments: Json) -> str:
 
 
 def run_asking(name: str, handler: AskingHandler, arguments: Json, params: Json, can_ask: bool,
-               ask_client: Optional[Asker]) -> "ToolOutput | Json":
+               ask_client: Optional[Asker], method: str = "elicitation/create") -> "ToolOutput | Json":
     """Run the handler; the output, or (2026-07-28) an input_required result."""
     if not can_ask:
         return handler(arguments, None)
@@ -63,8 +66,12 @@ def run_asking(name: str, handler: AskingHandler, arguments: Json, params: Json,
         try:
             return handler(arguments, answers)
         except NeedInput as need:
-            if ask_client is None:  # 2026-07-28: the client asks the person and calls again
+            if need.method != method:  # a handler asking for what its tool did not say it asks
+                raise RuntimeError(f"{name} asked for {need.method}, but its tool asks {method}")
+            if ask_client is None:  # 2026-07-28: the client asks (the person, the model) and calls again
                 return {"resultType": "input_required", "requestState": state_for(name, arguments),
-                        "inputRequests": {need.key: {"method": "elicitation/create", "params": need.question}}}
-            reply: Any = ask_client("elicitation/create", need.question)  # the handshake era: ask now
-            answers[need.key] = reply if isinstance(reply, dict) else {"action": "cancel"}
+                        "inputRequests": {need.key: {"method": need.method, "params": need.question}}}
+            reply: Any = ask_client(need.method, need.question)  # the handshake era: ask now
+            # An error reply (or none): a question counts as cancelled; anything else as an empty answer.
+            answers[need.key] = reply if isinstance(reply, dict) else \
+                {"action": "cancel"} if need.method == "elicitation/create" else {}

@@ -8,37 +8,36 @@ Strictness is the point: a client that forgets `_meta`, names an unknown
 version, invents a cursor or calls a tool that does not exist gets the error
 code the specification names, so the lab's checks can tell right from lucky.
 
-Over 300 lines because the strict answers to every method (envelope, paging,
-cursors, calls, tasks) are one protocol; the shared JSON-RPC words are in
-rpc.py and questions during a call in asking.py.
+The JSON-RPC framing is in rpc.py, the request envelope in envelope.py and
+questions during a call in asking.py.
 """
 
 from __future__ import annotations
 
-import binascii
-import json
-
 from servers.asking import run_asking
-from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
-                         PARSE_ERROR, UNSUPPORTED_VERSION, RpcError, ToolFailed, ToolOutput)
+from servers.envelope import (PROTOCOL_VERSION, SUPPORTED_VERSIONS, TASK_METHODS, TASKS_EXTENSION, check_envelope,
+                              client_capabilities, declares, declares_tasks, missing_tasks_capability)
+from servers.logs import LOG_LEVEL_KEY, LogGate, checked_level
+from servers.paging import ENDLESS_PAGES, Cursors, page_plan
+from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION, RpcError,
+                         ToolFailed, ToolOutput, handle_request, parse_request)
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, Optional
 
+    from servers.content import Content
     from servers.rpc import Json
 
+    Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
     Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
     Report = Callable[[float, Optional[float], str], None]  # progress, total, message
 
-PROTOCOL_VERSION = "2026-07-28"
-SUPPORTED_VERSIONS = [PROTOCOL_VERSION]
-VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
-CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-
-PAGING_MODES = ("normal", "empty-cursor", "endless")
-ENDLESS_PAGES = 40  # an endless lister gives up here, so a client without a page limit still ends
+CACHE_HINTS: Json = {"ttlMs": 0, "cacheScope": "public"}  # on every list and read result (2026-07-28)
+CONTENT_METHODS = ("resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get",
+                   "completion/complete")
+CACHED_METHODS = ("resources/list", "resources/templates/list", "resources/read", "prompts/list")  # the spec's list
 
 
 def no_report(progress: float, total: Optional[float], message: str) -> None:
@@ -50,7 +49,7 @@ class Tool:
                  title: Optional[str] = None, annotations: Optional[Json] = None,
                  output_schema: Optional[Json] = None, reports_progress: bool = False,
                  asks_user: bool = False, job: Optional[Callable[..., ToolOutput]] = None,
-                 task_support: str = "forbidden") -> None:
+                 task_support: str = "forbidden", asks: str = "elicitation/create") -> None:
         self.name = name
         self.description = description
         self.input_schema = input_schema
@@ -60,6 +59,7 @@ class Tool:
         self.output_schema = output_schema
         self.reports_progress = reports_progress
         self.asks_user = asks_user  # the handler takes (arguments, answers) and may raise asking.NeedInput
+        self.asks = asks  # what it asks the client: elicitation/create, sampling/createMessage or roots/list
         # Long work run as a task (servers/tasks.py): (arguments, work) -> output.
         self.job = job
         # The handshake era's execution.taskSupport; in 2026-07-28 the server decides.
@@ -77,18 +77,6 @@ class Tool:
         if legacy and self.task_support != "forbidden":
             tool["execution"] = {"taskSupport": self.task_support}
         return tool
-
-
-def page_plan(count: int, page_size: int) -> List[List[int]]:
-    """Split tool indexes into pages, with an empty page after the first.
-
-    The empty page is the trap: a loop that stops on a short or an empty page
-    stops there and never sees the rest. Only a missing cursor ends the list.
-    """
-    chunks = [list(range(i, min(i + page_size, count))) for i in range(0, count, page_size)]
-    if len(chunks) > 1:
-        chunks.insert(1, [])
-    return chunks or [[]]
 
 
 class Server:
@@ -111,13 +99,18 @@ class Server:
         self.on_change: Callable[[], None] = lambda: None  # set by the shell
         self.tasks: Any = None  # a servers.tasks.TaskBoard when a tool has a job
         # The handshake era: send a request to the client and wait for its result (set by the shell).
-        self.ask_client: Optional[Callable[[str, Json], Optional[Json]]] = None
+        self.ask_client: Optional[Asker] = None
+        # Resources, templates and prompts (content.py), for a fixture that has them.
+        self.content: Optional[Content] = None
+        self.on_resources: Callable[[Optional[str]], None] = lambda uri: None  # set by the shell: uri, or None: the list
+        self.logs = LogGate(name)  # notifications/message, filtered by the level in force (logs.py)
+        self.record: Callable[..., None] = lambda kind, **fields: None  # the journal, set by the shell
+        # What a switch adds (`--lifecycle-tools`, `--conformance-names`): switch name -> how.
+        self.switchable: Dict[str, Callable[[], None]] = {}
         self._by_name: Dict[str, Tool] = {}
         self._pages: List[List[int]] = []
         self._paginate()
-        # A fixed key per server keeps cursors stable across processes
-        # (the revision is stateless) while still making edits detectable.
-        self._cursor_key = binascii.crc32(("cursor:" + self.name).encode())
+        self.cursors = Cursors(name)
 
     def _paginate(self) -> None:
         self._by_name = {tool.name: tool for tool in self.tools}
@@ -136,37 +129,13 @@ class Server:
         self._paginate()
         self.on_change()
         return True
-    # -- cursors: opaque to the client, verifiable here -------------------
+    # -- cursors: opaque to the client, verifiable here (paging.py) -------
 
     def make_cursor(self, page: int) -> str:
-        if self.paging == "empty-cursor" and page == 1:
-            return ""
-        body = page.to_bytes(2, "big")
-        return (self._tag(body) + body).hex()
-
-    def _tag(self, body: bytes) -> bytes:
-        # A keyed checksum, not a MAC: it catches a cursor the client made up or
-        # edited, which is all a fixture needs, without the ~4 ms that loading
-        # hashlib's OpenSSL adds to every server start.
-        return binascii.crc32(body, self._cursor_key).to_bytes(4, "big")
+        return self.cursors.make(page, paging=self.paging)
 
     def read_cursor(self, cursor: Any) -> int:
-        if not isinstance(cursor, str):
-            raise RpcError(INVALID_PARAMS, "Invalid cursor: must be a string")
-        if cursor == "" and self.paging == "empty-cursor" and len(self._pages) > 1:
-            return 1
-        try:
-            raw = bytes.fromhex(cursor)
-        except ValueError:
-            raw = b""
-        tag, body = raw[:4], raw[4:]
-        if len(body) != 2 or tag != self._tag(body):
-            raise RpcError(INVALID_PARAMS, "Invalid cursor: pass back nextCursor exactly as received")
-        page = int.from_bytes(body, "big")
-        last = ENDLESS_PAGES if self.paging == "endless" else len(self._pages)
-        if not 0 < page < last:
-            raise RpcError(INVALID_PARAMS, "Invalid cursor: no such page")
-        return page
+        return self.cursors.read(cursor, len(self._pages), paging=self.paging)
 
     # -- messages ----------------------------------------------------------
 
@@ -186,13 +155,18 @@ class Server:
                            {"supported": SUPPORTED_VERSIONS, "requested": requested})
         check_envelope(params)
         assert isinstance(params, dict)
+        meta = params["_meta"]
+        # Per request: the level this request asked to hear (none: no messages for it).
+        self.logs.set(checked_level(meta[LOG_LEVEL_KEY]) if LOG_LEVEL_KEY in meta else None)
         if method == "server/discover":
-            capabilities: Json = {"tools": {"listChanged": self.list_changes}}
+            capabilities = self.capabilities()
             if self.tasks is not None:
                 capabilities["extensions"] = {TASKS_EXTENSION: {}}
             return self.stamp({"supportedVersions": SUPPORTED_VERSIONS, "capabilities": capabilities,
-                               "instructions": self.instructions,
-                               "ttlMs": 0, "cacheScope": "public"})
+                               "instructions": self.instructions, **CACHE_HINTS})
+        if method in CONTENT_METHODS and self.content is not None:
+            answer = self.content_request(method, params, legacy=False)
+            return self.stamp({**answer, **CACHE_HINTS} if method in CACHED_METHODS else answer)
         if method == "tools/list":
             return self.stamp(self.list_tools(params))
         if method == "tools/call":
@@ -200,6 +174,49 @@ class Server:
         if method in TASK_METHODS and self.tasks is not None:
             return self.stamp(self.task_request(method, params))
         raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
+
+    def capabilities(self) -> Json:
+        """What this server offers, in the shape both eras share."""
+        offered: Json = {"tools": {"listChanged": self.list_changes}}
+        if self.content is not None:
+            offered.update({"resources": {"subscribe": True, "listChanged": True},
+                            "prompts": {"listChanged": False}, "completions": {}, "logging": {}})
+        return offered
+
+    def content_request(self, method: str, params: Json, *, legacy: bool) -> Json:
+        """Resources, prompts and completion: the same answers in both eras, bar the envelope."""
+        content = self.content
+        assert content is not None
+        if method == "resources/list":
+            return self.list_resources(params)
+        if method == "resources/templates/list":
+            return {"resourceTemplates": [t.to_json() for t in content.templates]}
+        if method == "resources/read":
+            read = content.read(params, legacy=legacy)
+            self.logs.log("debug", f"read {params.get('uri')}")
+            return read
+        if method == "prompts/list":
+            return {"prompts": [p.to_json() for p in content.prompts]}
+        if method == "prompts/get":
+            got = content.get_prompt(params)
+            self.logs.log("debug", f"prompt {params.get('name')} rendered")
+            return got
+        return content.complete(params)
+
+    def list_resources(self, params: Json) -> Json:
+        """Paged as the tools are (the server's page size, an empty page after the first)."""
+        assert self.content is not None
+        resources = self.content.resources()
+        pages = page_plan(len(resources), self.page_size or max(1, len(resources)))
+        page = self.cursors.read(params["cursor"], len(pages), kind=b"r") if "cursor" in params else 0
+        result: Json = {"resources": [resources[i].to_json() for i in pages[page]]}
+        if page + 1 < len(pages):
+            result["nextCursor"] = self.cursors.make(page + 1, kind=b"r")
+        return result
+
+    def resources_changed(self, uri: Optional[str] = None) -> None:
+        """A resource changed (`uri`) or the list did (None): the shell tells whoever listens."""
+        self.on_resources(uri)
 
     def task_request(self, method: str, params: Json) -> Json:
         """`tasks/get`, `tasks/update`, `tasks/cancel`: only for a request that declares the extension."""
@@ -240,7 +257,7 @@ class Server:
         return tool
 
     def call_tool(self, params: Json, report: Report = no_report, *, as_task: Optional[bool] = None,
-                  can_ask: Optional[bool] = None) -> Json:
+                  can_ask: Optional[bool] = None, asker: Optional[Asker] = None) -> Json:
         """Run a tool. A tool with a job becomes a task when `as_task` says so
         (the handshake era: the client asked) or, when it is None (2026-07-28:
         the server decides), whenever the request declared the extension."""
@@ -265,10 +282,10 @@ class Server:
             if problem:
                 raise ToolFailed(f"Invalid arguments for {tool.name}: {problem}")
             if tool.asks_user:
-                asked = run_asking(tool.name, tool.handler, arguments, params,
-                                   self.can_elicit(params) if can_ask is None else can_ask,
-                                   # only the handshake era passes as_task; it asks the client directly
-                                   self.ask_client if as_task is not None else None)
+                declared = declares(tool.asks, client_capabilities(params)) if can_ask is None else can_ask
+                # Only the handshake era passes as_task (and its own asker): it asks the client directly.
+                asked = run_asking(tool.name, tool.handler, arguments, params, declared,
+                                   asker or (self.ask_client if as_task is not None else None), tool.asks)
                 if isinstance(asked, dict):
                     return asked  # input_required: the client answers and calls again
                 output = asked
@@ -279,7 +296,7 @@ class Server:
             if exc.structured is not None:
                 failed["structuredContent"] = exc.structured
             return failed
-        result: Json = {"content": [{"type": "text", "text": output.text}], "isError": False}
+        result: Json = {"content": [{"type": "text", "text": output.text}, *output.blocks], "isError": False}
         if output.structured is not None:
             result["structuredContent"] = output.structured
         return result
@@ -287,56 +304,7 @@ class Server:
 
     def can_elicit(self, params: Json) -> bool:
         """Whether this request's sender declared form elicitation (2026-07-28: per request)."""
-        return declares_form(client_capabilities(params))
-
-
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
-MISSING_CAPABILITY = -32021
-
-
-def client_capabilities(params: Json) -> Json:
-    meta = params.get("_meta")
-    capabilities = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
-    return capabilities if isinstance(capabilities, dict) else {}
-
-
-def declares_form(capabilities: Any) -> bool:
-    """Whether declared capabilities include form elicitation (either era)."""
-    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
-    # `{}` means form support too, for clients written before modes existed.
-    return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
-
-
-def declares_tasks(params: Json) -> bool:
-    extensions = client_capabilities(params).get("extensions")
-    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
-
-
-def missing_tasks_capability() -> RpcError:
-    return RpcError(MISSING_CAPABILITY, f"Client did not declare required extension '{TASKS_EXTENSION}'",
-                    {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
-
-
-def check_envelope(params: Any) -> None:
-    """Every 2026-07-28 request carries version and capabilities in `_meta`."""
-    if not isinstance(params, dict):
-        raise RpcError(INVALID_PARAMS, "Invalid params: 'params' with '_meta' is required")
-    meta = params.get("_meta")
-    if not isinstance(meta, dict):
-        raise RpcError(INVALID_PARAMS, "Invalid params: missing '_meta'")
-    if VERSION_KEY not in meta:
-        raise RpcError(INVALID_PARAMS, f"Invalid params: missing _meta key {VERSION_KEY}")
-    if CAPABILITIES_KEY not in meta:
-        raise RpcError(INVALID_PARAMS, f"Invalid params: missing _meta key {CAPABILITIES_KEY}")
-    version = meta[VERSION_KEY]
-    if not isinstance(version, str):
-        raise RpcError(INVALID_PARAMS, f"Invalid params: {VERSION_KEY} must be a string")
-    if not isinstance(meta[CAPABILITIES_KEY], dict):
-        raise RpcError(INVALID_PARAMS, f"Invalid params: {CAPABILITIES_KEY} must be an object")
-    if version not in SUPPORTED_VERSIONS:
-        raise RpcError(UNSUPPORTED_VERSION, "Unsupported protocol version",
-                       {"supported": SUPPORTED_VERSIONS, "requested": version})
+        return declares("elicitation/create", client_capabilities(params))
 
 
 _JSON_TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list}
@@ -363,58 +331,3 @@ def argument_problem(schema: Json, arguments: Json) -> Optional[str]:
         if expected is not None and (not isinstance(value, expected) or wrong_bool):
             return f"argument '{key}' must be of type {spec['type']}"
     return None
-
-
-def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optional[Json]:
-    """JSON-RPC around `dispatch(method, params)`: check the request, reply with its
-    result or the RpcError it raised; None for notifications and stray responses."""
-    has_id = "id" in message
-    request_id = message.get("id")
-    method = message.get("method")
-    if not has_id and isinstance(method, str):
-        return None  # a notification: the shell handles cancellation
-    if method is None and ("result" in message or "error" in message):
-        return None  # a response from the client: never expected, ignored
-    if message.get("jsonrpc") != "2.0" or not isinstance(method, str) or \
-            not isinstance(request_id, (str, int)) or isinstance(request_id, bool):
-        return error_reply(request_id if isinstance(request_id, (str, int)) else None,
-                           RpcError(INVALID_REQUEST, "Invalid request"))
-    try:
-        return {"jsonrpc": "2.0", "id": request_id, "result": dispatch(method, message.get("params"))}
-    except RpcError as exc:
-        return error_reply(request_id, exc)
-    except Exception as exc:  # a fixture bug still gets an answer, never silence
-        return error_reply(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
-
-
-class Unreadable:
-    """A line that is not a JSON object, with the error reply it earns."""
-
-    def __init__(self, reply: Json) -> None:
-        self.reply = reply
-
-
-def parse_request(line: bytes) -> "Json | Unreadable":
-    """A JSON-RPC object whose id (if any) can key a table, or the error it earns.
-    Checked here, before any shell looks the id up: an object as an id is unhashable."""
-    try:
-        message = json.loads(line)
-    except ValueError as exc:
-        return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error", str(exc))))
-    except RecursionError:  # not a ValueError: json.loads recurses once per level
-        return Unreadable(error_reply(None, RpcError(PARSE_ERROR, "Parse error: nested too deeply")))
-    if not isinstance(message, dict):
-        return Unreadable(error_reply(None, RpcError(INVALID_REQUEST, "Invalid request: not a JSON object")))
-    if "id" in message and not usable_id(message["id"]):
-        return Unreadable(error_reply(None, RpcError(INVALID_REQUEST,
-                                                     "Invalid request: an id must be a string, a number or null")))
-    return message
-
-
-def usable_id(value: Any) -> bool:
-    """An id JSON-RPC allows (string, number, null): never an object, a list or a bool."""
-    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
-
-
-def error_reply(request_id: Any, error: RpcError) -> Json:
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

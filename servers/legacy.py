@@ -5,18 +5,27 @@ front makes a fixture behave like one: nothing but `initialize` (and `ping`)
 is served before the handshake, requests carry no `_meta` envelope (one that
 does is refused, as the official SDK refuses it), and results carry no
 `resultType`, cache hints or identity stamp. The tools themselves, paging and
-cursors included, are the same as in the current era.
+cursors included, are the same as in the current era, and so are resources,
+prompts and completion (content.py).
+
+A session here has state the current era keeps per request: what the client
+declared in `initialize` (so what it may be asked: elicitation, sampling,
+roots), the `logging/setLevel` threshold, the resources it subscribed to, and
+the roots it gave, kept until it says `notifications/roots/list_changed`.
 """
 
 from __future__ import annotations
 
-from servers.core import VERSION_KEY, Server, declares_form, handle_request, no_report, parse_request
-from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RpcError
+from servers.content import resource_not_found
+from servers.core import CONTENT_METHODS, Server, no_report
+from servers.envelope import VERSION_KEY, declares
+from servers.logs import checked_level
+from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RpcError, handle_request, parse_request
 from servers.tasks import TaskBoard
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
-    from typing import Any, Optional
+    from typing import Any, Optional, Set
 
     from servers.core import Report
     from servers.rpc import Json
@@ -32,7 +41,15 @@ class LegacyFront:
         self.server = server
         self.name = server.name
         self.initialized = False
-        self.can_elicit = False  # what the client declared in initialize
+        self.client_capabilities: Json = {}  # what the client declared in initialize
+        self.session: Optional[str] = None  # over HTTP, the Mcp-Session-Id this front serves
+        self.log_level: Optional[str] = None  # logging/setLevel's; None: no messages
+        self.subscriptions: Set[str] = set()  # resources/subscribe's URIs
+        self.roots: Optional[Json] = None  # the client's last roots/list result, until it says they changed
+
+    @property
+    def can_elicit(self) -> bool:
+        return declares("elicitation/create", self.client_capabilities)
 
     def handle_line(self, line: bytes) -> Optional[Json]:
         message = parse_request(line)
@@ -41,6 +58,9 @@ class LegacyFront:
         return message.reply  # a line that is not a JSON object: same answer in both eras
 
     def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]:
+        if message.get("method") == "notifications/roots/list_changed" and "id" not in message:
+            self.roots = None  # asked again the next time a tool needs them
+            self.server.record("roots-changed", session=self.session)
         return handle_request(message, lambda method, params: self.dispatch(method, params, report))
 
     def dispatch(self, method: str, params: Any, report: Report = no_report) -> Json:
@@ -57,6 +77,15 @@ class LegacyFront:
             if method == "server/discover":
                 raise RpcError(METHOD_NOT_FOUND, "Method not found", method)
             raise RpcError(INVALID_PARAMS, "Server not initialized: send initialize first")
+        self.server.logs.set(self.log_level)  # this session's threshold, for whatever this request logs
+        if method == "logging/setLevel" and self.server.content is not None:
+            self.log_level = checked_level(params.get("level"))
+            self.server.record("log-level", level=self.log_level, session=self.session)
+            return {}
+        if method in ("resources/subscribe", "resources/unsubscribe") and self.server.content is not None:
+            return self.subscription(method, params.get("uri"))
+        if method in CONTENT_METHODS and self.server.content is not None:
+            return self.server.content_request(method, params, legacy=True)
         if method == "tools/list":
             return self.server.list_tools(params, legacy=True)
         if method == "tools/call":
@@ -76,7 +105,32 @@ class LegacyFront:
         if not wants_task and tool.task_support == "required":
             raise RpcError(METHOD_NOT_FOUND,
                            f"Tool {tool.name} requires task augmentation (taskSupport: 'required')")
-        return self.server.call_tool(params, report, as_task=wants_task, can_ask=self.can_elicit)
+        return self.server.call_tool(params, report, as_task=wants_task,
+                                     can_ask=declares(tool.asks, self.client_capabilities), asker=self.ask)
+
+    def ask(self, method: str, params: Json) -> Optional[Json]:
+        """A request to the client; the roots come from the session's copy while it holds."""
+        if method == "roots/list" and self.roots is not None:
+            return self.roots
+        ask_client = self.server.ask_client
+        answer = ask_client(method, params) if ask_client is not None else None
+        if method == "roots/list" and answer is not None:
+            self.roots = answer
+        return answer
+
+    def subscription(self, method: str, uri: Any) -> Json:
+        content = self.server.content
+        assert content is not None
+        if not content.accepts(uri):
+            raise resource_not_found(uri, legacy=True)
+        assert isinstance(uri, str)
+        if method == "resources/subscribe":
+            self.subscriptions.add(uri)
+        else:
+            self.subscriptions.discard(uri)
+        self.server.record("subscribed" if method == "resources/subscribe" else "unsubscribed",
+                           uri=uri, session=self.session)
+        return {}
 
     def task_request(self, board: TaskBoard, method: str, params: Json) -> Json:
         task_id = params.get("taskId")
@@ -95,8 +149,9 @@ class LegacyFront:
         # Echo a version we speak; otherwise offer our newest, as the handshake says.
         version = requested if requested in HANDSHAKE_VERSIONS else LEGACY_VERSION
         self.initialized = True
-        self.can_elicit = declares_form(params.get("capabilities"))
-        capabilities: Json = {"tools": {"listChanged": self.server.list_changes}}
+        declared = params.get("capabilities")
+        self.client_capabilities = declared if isinstance(declared, dict) else {}
+        capabilities = self.server.capabilities()
         # Tasks only from a board that speaks this era's shapes: a current-era fixture's
         # handshake sessions (over HTTP) offer none rather than answer in the other era's.
         if self.server.tasks is not None and self.server.tasks.legacy:

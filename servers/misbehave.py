@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any, List, Optional
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import Server, check_envelope, error_reply  # noqa: E402
-from servers.rpc import RpcError  # noqa: E402
-from servers.stdio import Journal  # noqa: E402
+from servers.core import Server  # noqa: E402
+from servers.envelope import check_envelope  # noqa: E402
+from servers.journal import Journal  # noqa: E402
+from servers.rpc import RpcError, error_reply  # noqa: E402
 
 if TYPE_CHECKING:
     from servers.rpc import Json

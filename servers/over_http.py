@@ -35,9 +35,9 @@ a message's JSON cut over two `data:` lines and two writes, unknown fields
 priming event with an unusable `retry` first, and before a call's reply an
 event of another type (`decoy`) whose data looks like that reply.
 
-Over 300 lines because one request handler holds both eras' rules, the noisy
-stream and its resumption: they share the handler's state (sessions, held
-replies), and split apart each would need the others' internals.
+The request checks that come before MCP (local origin, Content-Length) are in
+http_rules.py, the JSON-or-stream writer in sse.py; this module holds both
+eras' rules and the handler, which share the sessions and held replies.
 `--sse-break TOOL` (handshake era) answers a call of TOOL with only a
 priming event (an id, `retry: 1500`) and ends the stream; the reply waits for
 a GET whose `Last-Event-ID` names that event.
@@ -45,17 +45,17 @@ a GET whose `Last-Event-ID` names that event.
 
 from __future__ import annotations
 
-import base64
 import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
 
-from servers.core import error_reply, parse_request
+from servers.announce import for_listener, for_session
+from servers.http_rules import MAX_BODY, body_length, decoded, host_is_local, origin_is_local
 from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
 from servers.oauth_guard import guarded
-from servers.rpc import RpcError
+from servers.rpc import RpcError, error_reply, parse_request
+from servers.sse import Held, Sink
 from servers.stdio import StdioShell
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
@@ -66,138 +66,8 @@ if TYPE_CHECKING:
     from servers.stdio import Front
 
 HEADER_MISMATCH = -32020
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name carries
 RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
-MAX_BODY = 4 * 1024 * 1024
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def host_is_local(authority: str) -> bool:
-    """`authority` (host[:port], as in Host) names this machine: the host is compared
-    whole, so `localhost.evil.example` or `localhost@evil.example` is not local."""
-    try:
-        return urlsplit("//" + authority).hostname in LOCAL_HOSTS
-    except ValueError:  # a bracket left open, say
-        return False
-
-
-def origin_is_local(origin: str) -> bool:
-    """An Origin of a page on this machine: http(s), a local host, nothing else."""
-    scheme, _, authority = origin.partition("://")
-    return scheme in ("http", "https") and "/" not in authority and host_is_local(authority)
-
-
-def body_length(value: "Optional[str]") -> "Optional[int]":
-    """A Content-Length as HTTP writes it (digits only); None for anything else,
-    which int() would take (-1, +5, ' 5') or refuse with a traceback."""
-    if value is None:
-        return 0
-    return int(value) if value.isascii() and value.isdigit() else None
-
-
-def decoded(value: str) -> str:
-    if value.startswith("=?base64?") and value.endswith("?="):
-        try:
-            return base64.b64decode(value[9:-2]).decode("utf-8")
-        except ValueError:
-            return "\0"  # never equal to a body value
-    return value
-
-
-def token_boundary(data: bytes) -> int:
-    """Just after a comma outside any string, past the middle where one is: a cut
-    there leaves JSON that a newline rejoins (a newline inside a string would not)."""
-    inside = escaped = False
-    for at, byte in enumerate(data):
-        if escaped:
-            escaped = False
-        elif byte == 0x5C and inside:  # backslash
-            escaped = True
-        elif byte == 0x22:  # quote
-            inside = not inside
-        elif byte == 0x2C and not inside and at >= len(data) // 2:
-            return at + 1
-    return len(data)
-
-
-class Sink:
-    """Where one POST's messages go: JSON for a lone reply, else an SSE stream."""
-
-    def __init__(self, handler: BaseHTTPRequestHandler, request_id: Any, headers: "List[tuple[str, str]]",
-                 shell: "HttpShell") -> None:
-        self.handler = handler
-        self.request_id = request_id
-        # Each answer ends its connection (an event stream's end is the close), and says so: a
-        # client that keeps connections alive would otherwise send its next request on this one.
-        self.headers = [*headers, ("Connection", "close")]
-        self.session: Optional[str] = None  # a handshake-era GET stream: the session it belongs to
-        self.streaming = False
-        self.shell = shell
-        self.noisy = bool(shell.options.sse)
-        self.lock = threading.Lock()  # a listen stream is written from other requests' threads too
-
-    def open_stream(self) -> None:
-        self.streaming = True
-        self.handler.send_response(200)
-        for name, value in [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
-                            ("X-Accel-Buffering", "no"), *self.headers]:
-            self.handler.send_header(name, value)
-        self.handler.end_headers()
-        if self.noisy:  # a priming event: an id, a retry no client can use, no message
-            self.handler.wfile.write(f": stream for request {self.request_id}\r\nid: {self.shell.event_id()}\r\n"
-                                     f"retry: soon\r\ndata:\r\n\r\n".encode())
-            self.handler.wfile.flush()
-
-    def event(self, data: bytes, decoy: bool = False) -> None:
-        if not self.noisy:
-            self.handler.wfile.write(b"event: message\ndata: " + data + b"\n\n")
-            self.handler.wfile.flush()
-            return
-        if decoy:  # an event of another type: not a message, though its data looks like this reply
-            fake = data.replace(b'"text":"', b'"text":"decoy, not a message: ', 1)
-            self.handler.wfile.write(b"event: decoy\r\ndata: " + fake + b"\r\n\r\n")
-        cut = token_boundary(data)
-        # `aside` sorts before every field name and `x-later` after: both are to be ignored.
-        head = (f"event: message\r\nid: {self.shell.event_id()}\r\naside: 7\r\ndata: ".encode() + data[:cut]
-                + b"\r\n")
-        self.handler.wfile.write(head + b": the rest follows\r\n")
-        self.handler.wfile.flush()  # the client reads the event in two pieces
-        self.handler.wfile.write(b"data: " + data[cut:] + b"\r\nx-later: 3\r\n\r\n")
-        self.handler.wfile.flush()
-
-    def send(self, message: Json) -> None:
-        with self.lock:
-            self._send(message)
-
-    def keep_alive(self) -> None:
-        with self.lock:
-            self.handler.wfile.write(b": keep-alive\n\n")
-            self.handler.wfile.flush()
-
-    def _send(self, message: Json) -> None:
-        data = json.dumps(message, separators=(",", ":")).encode()
-        final = message.get("id") == self.request_id and "method" not in message
-        if final and not self.streaming and not self.noisy:
-            self.handler.send_response(200)
-            for name, value in [("Content-Type", "application/json"), *self.headers]:
-                self.handler.send_header(name, value)
-            self.handler.send_header("Content-Length", str(len(data)))
-            self.handler.end_headers()
-            self.handler.wfile.write(data)
-            return
-        if not self.streaming:
-            self.open_stream()
-        self.event(data, decoy=final and b'"text":"' in data)
-
-
-class Held:
-    """A broken stream's messages, kept for the GET that resumes it (`--sse-break`)."""
-
-    def __init__(self, request_id: Any) -> None:
-        self.request_id = request_id
-        self.messages: List[Json] = []
-
-    def send(self, message: Json) -> None:
-        self.messages.append(message)
 
 
 class HttpShell(StdioShell):
@@ -231,6 +101,7 @@ class HttpShell(StdioShell):
         self.sessions.add(session)
         if self.options.era == "current":
             self.fronts[session] = LegacyFront(self._core)
+            self.fronts[session].session = session  # named in what its journal entries record
         self.journal.record("session-started", session=session)
         return session
 
@@ -258,13 +129,20 @@ class HttpShell(StdioShell):
             except OSError:
                 self._streams.discard(stream)
 
-    def tools_changed(self) -> None:
+    def announce(self, change: str, uri: Optional[str]) -> None:
+        """Straight to the streams, not through `write`: the change may happen inside
+        some other request, whose own response must not carry it."""
         for stream in list(self._streams):
-            change: Json = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            if stream.session is None:  # a listen stream names its subscription; a GET stream is the session's
-                change["params"] = {"_meta": {"io.modelcontextprotocol/subscriptionId": stream.request_id}}
+            if stream.session is None:  # a listen stream: what it asked for, naming its subscription
+                told = for_listener(change, uri, stream.wants, stream.request_id)
+            else:  # a GET stream: the session's, unsolicited
+                front = self.fronts.get(stream.session, self.server)
+                told = for_session(change, uri, getattr(front, "subscriptions", set()))
+            if told is None:
+                continue
+            self.journal.record("out", msg=told)
             try:
-                stream.send(change)
+                stream.send(told)
             except OSError:
                 self._streams.discard(stream)
 
@@ -332,8 +210,9 @@ class HttpShell(StdioShell):
         meta: Json = params["_meta"] if isinstance(params.get("_meta"), dict) else {}
         expected = {"MCP-Protocol-Version": meta.get("io.modelcontextprotocol/protocolVersion"),
                     "Mcp-Method": message.get("method")}
-        if message.get("method") == "tools/call":
-            expected["Mcp-Name"] = params.get("name")
+        named = NAMED.get(str(message.get("method")))
+        if named is not None:
+            expected["Mcp-Name"] = params.get(named)
         if message.get("method") == "tools/call":
             expected.update(self.mirrored(params))
         for name, value in expected.items():
@@ -414,7 +293,11 @@ def handler_for(shell: HttpShell) -> type:
             if refused is not None:
                 shell.journal.record("out", msg=refused[1], status=refused[0])
                 return self.refuse(*refused)
-            if shell.answered(message) or "id" not in message:  # a reply to our question, or a notification
+            if shell.answered(message):  # a reply to our question
+                return self.refuse(202)
+            if "id" not in message:  # a notification: the session's front may keep something of it (roots)
+                shell._local.session = self.headers.get("Mcp-Session-Id")
+                shell.front().handle_message(message)
                 return self.refuse(202)
             extra: List[tuple[str, str]] = []
             era = shell.era_of(self.headers, message)
@@ -432,6 +315,7 @@ def handler_for(shell: HttpShell) -> type:
             shell._local.sink = sink
             try:
                 if message.get("method") == "subscriptions/listen" and era == "current":
+                    sink.wants = shell.honoured(message)
                     shell._streams.add(sink)  # before the acknowledgement: a change after it reaches this stream
                     shell.listen(message)
                     shell.hold(sink)
@@ -450,7 +334,9 @@ def handler_for(shell: HttpShell) -> type:
                 return self.refuse(404 if session else 400)
             sink = Sink(self, None, [], shell)
             sink.session = session
-            sink.open_stream()
+            with sink.lock:  # registered before its headers go: once a client sees them, no change is missed
+                shell._streams.add(sink)
+                sink.open_stream()
             shell.journal.record("listen-opened", session=session)
             shell.hold(sink)
             ended = session not in shell.sessions

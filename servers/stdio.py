@@ -1,38 +1,34 @@
-"""The I/O shell of the fixture servers: stdin/stdout framing, journal, switches.
+"""The I/O shell of the fixture servers: stdin/stdout framing and the switches
+that act on the wire.
 
 One line in, one line out, each request answered on its own thread so a slow
 call never holds up a fast one (replies can arrive out of order, as they may
 from any real server). Logging goes to stderr only; stdout carries nothing but
 MCP messages. The process exits when stdin reaches end of file.
 
-The journal (`--journal FILE`) records every line in and out with a
-wall-clock timestamp, so the lab's checks can prove what a server received and
-when it answered instead of trusting the client under test.
-
-Over 300 lines because reading, answering on threads, holding, asking the client
-and journalling share the one stdout and its lock; the switches are parsed in
-switches.py.
+Every line in and out is journalled (journal.py). The switches are parsed in
+switches.py and the server is started by launch.py, which picks this shell or
+the HTTP one (over_http.py, built on this).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import threading
 import time
 
-from servers.core import Server, check_envelope, error_reply, no_report, parse_request
-from servers.rpc import RpcError
-from servers.legacy import LegacyFront
-from servers.switches import extra_tool, parse_options, parsed_json
-from servers.tasks import TaskBoard
+from servers.announce import for_listener, for_session, honoured
+from servers.core import no_report
+from servers.envelope import check_envelope
+from servers.journal import Journal, forked_by
+from servers.rpc import RpcError, error_reply, parse_request
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
     import argparse
-    from typing import Any, Dict, List, NoReturn, Optional, Protocol, Set
+    from typing import Any, Dict, List, Optional, Protocol, Set
 
     from servers.core import Report
     from servers.rpc import Json
@@ -46,63 +42,11 @@ if TYPE_CHECKING:
 
         def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
 
+
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
 # A held reply goes out after this even if no other reply does: generous, so
 # only a client that never sends a second request ever waits for it.
 HOLD_LIMIT = 30.0
-
-
-class Journal:
-    """Append-only JSON-lines record of the wire, flushed per entry.
-
-    With `evidence` (the path of a Unix socket the lab's runner listens on),
-    every line also goes to the runner as it is written: the runner's own copy,
-    which the process under test cannot rewrite the way it could the file. The
-    first line there names the journal; the runner tells who is sending from the
-    socket itself (the peer's process), not from what the line claims."""
-
-    def __init__(self, path: Optional[str], evidence: Optional[str] = None) -> None:
-        self._file = open(path, "a", encoding="utf-8") if path else None
-        self._lock = threading.Lock()
-        self._runner = connected(evidence, path) if path and evidence else None
-
-    def record(self, kind: str, **fields: Any) -> None:
-        if self._file is None:
-            return
-        line = json.dumps({"t": time.time(), "kind": kind, **fields}) + "\n"
-        with self._lock:
-            self._file.write(line)
-            self._file.flush()
-            if self._runner is not None:
-                try:
-                    self._runner.sendall(line.encode())
-                except OSError:  # the runner has gone: the file is the record
-                    self._runner = None
-
-
-RUNNER_WAIT = 30.0  # seconds for the runner to take this server's account: it answers at once unless gone
-
-
-def connected(evidence: str, journal: str) -> Optional[socket.socket]:
-    """A stream to the runner at `evidence`, introduced with the journal's path,
-    once the runner has said it takes it (None when it does not, or there is no
-    runner there: a server started by hand). The runner looks at this process
-    while it waits here, so the process cannot be gone before it is seen."""
-    try:
-        runner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        runner.settimeout(RUNNER_WAIT)
-        runner.connect(evidence)
-        runner.sendall((json.dumps({"journal": os.path.abspath(journal)}) + "\n").encode())
-        taken = runner.recv(1) == b"\n"
-        runner.settimeout(None)
-    except (OSError, AttributeError):  # AttributeError: no AF_UNIX on this system
-        return None
-    if not taken:
-        runner.close()
-        return None
-    return runner
-
-    def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
 
 
 class StdioShell:
@@ -116,7 +60,8 @@ class StdioShell:
         self._workers: List[threading.Thread] = []
         self._replies = threading.Condition()
         self._replies_written = 0  # replies (messages with an id) written so far
-        self._listeners: Set[Any] = set()
+        self._listeners: Dict[Any, Json] = {}  # listen request id -> what its acknowledgement honoured
+        self.core: Any = getattr(server, "server", server)  # the Server, behind a handshake-era front
         self._asked: Dict[int, List[Any]] = {}  # id of a request to the client -> [event, its reply]
         self._next_ask = 0
         self._closing = threading.Event()
@@ -177,21 +122,35 @@ class StdioShell:
         except RpcError as exc:
             self.write(error_reply(request_id, exc))
             return
-        wanted = (message["params"].get("notifications") or {})
-        honoured = {"toolsListChanged": True} if wanted.get("toolsListChanged") else {}
-        if honoured:
-            self._listeners.add(request_id)
+        kept = self.honoured(message)
+        if kept:
+            self._listeners[request_id] = kept
         self.write({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-                    "params": {"notifications": honoured,
+                    "params": {"notifications": kept,
                                "_meta": {"io.modelcontextprotocol/subscriptionId": request_id}}})
+
+    def honoured(self, message: Json) -> Json:
+        params = message.get("params")
+        return honoured(params.get("notifications") if isinstance(params, dict) else None,
+                        getattr(self.core, "content", None))
 
     def tools_changed(self) -> None:
         """The server's tool list changed: tell whoever is listening."""
-        for listener in list(self._listeners):
-            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
-                        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listener}}})
+        self.announce("tools", None)
+
+    def resources_changed(self, uri: Optional[str]) -> None:
+        """A resource changed (or, None, the list did): tell its listeners and subscribers."""
+        self.announce("resources", uri)
+
+    def announce(self, change: str, uri: Optional[str]) -> None:
+        for listener, wants in list(self._listeners.items()):
+            told = for_listener(change, uri, wants, listener)
+            if told is not None:
+                self.write(told)
         if getattr(self.server, "initialized", False):  # the handshake era: unsolicited
-            self.write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            told = for_session(change, uri, getattr(self.server, "subscriptions", set()))
+            if told is not None:
+                self.write(told)
 
     def answer(self, line: bytes, message: Optional[Json], replies_before: int = 0) -> None:
         """Work out and send the reply to one line (runs on its own thread)."""
@@ -262,7 +221,7 @@ class StdioShell:
             params = message.get("params")
             if isinstance(params, dict):
                 self._cancelled.add(params.get("requestId"))
-                self._listeners.discard(params.get("requestId"))  # a listen stream ends quietly
+                self._listeners.pop(params.get("requestId"), None)  # a listen stream ends quietly
             return
         if message is not None and message.get("method") == "subscriptions/listen" and "id" in message:
             if self.options.fail != "never-answer":
@@ -314,56 +273,3 @@ class StdioShell:
             worker.join(max(0.0, deadline - time.monotonic()))
         self.journal.record("exit", status=0, reason="stdin closed")
         return 0
-
-
-def forked_by() -> Optional[float]:
-    """The wall-clock time by which this process had been started (forked), from
-    the kernel's record, so interpreter start-up on a busy machine does not blur
-    the order in which a client started its servers. The kernel counts in clock
-    ticks: this is the end of the tick it started in. None off Linux."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as stat:
-            fields = stat.read().rpartition(")")[2].split()
-        tick = 1 / os.sysconf("SC_CLK_TCK")
-        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) * tick
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-    return time.time() - age + tick
-
-
-def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
-    options = parse_options(server.name, argv)
-    server.paging = options.paging
-    server.list_ttl_ms = options.list_ttl_ms
-    server.progress_steps, server.progress_gap = options.progress_steps, options.progress_gap
-    server.task_steps, server.task_gap = options.task_steps, options.task_gap
-    if options.page_size is not None:
-        server.set_page_size(max(1, options.page_size))
-    for spec in options.add_tool:
-        server.add_tool(extra_tool(spec))  # re-pages the list too
-    for spec in options.annotations:
-        name, _, given = spec.partition("=")
-        for tool in server.tools:
-            if tool.name == name:
-                tool.annotations = parsed_json(given, "--annotations")
-    front: Front = LegacyFront(server) if options.era == "legacy" else server
-    if options.http is not None:
-        from servers.over_http import HttpShell  # only an HTTP fixture pays for http.server
-        shell: StdioShell = HttpShell(front, options)
-    else:
-        shell = StdioShell(front, options)
-    server.on_change = shell.tools_changed
-    server.ask_client = shell.ask_client
-    if any(tool.job is not None for tool in server.tools):
-        board = TaskBoard(legacy=options.era == "legacy", ttl_ms=options.task_ttl_ms,
-                          poll_ms=options.task_poll_ms)
-        board.on_event = shell.journal.record
-        board.asker = shell.ask_client
-        board.notify = lambda task: shell.write({"jsonrpc": "2.0", "method": "notifications/tasks/status",
-                                                 "params": task})
-        server.tasks = board
-    status = shell.serve()
-    sys.stdout.flush()
-    # Daemon threads may still sleep on a simulated latency; nothing they
-    # could write is wanted after stdin closed, so leave at once.
-    os._exit(status)

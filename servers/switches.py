@@ -9,7 +9,8 @@ import argparse
 import json
 import os
 
-from servers.core import PAGING_MODES, Tool
+from servers.core import Tool
+from servers.paging import PAGING_MODES
 from servers.rpc import ToolOutput
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
     from typing import Any, Dict, List, Optional
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
+# Switches whose additions each fixture defines for itself (`Server.switchable`).
+SWITCHED = ("lifecycle-tools", "conformance-names")
 
 
 def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
@@ -95,6 +98,13 @@ def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--add-tool", action="append", default=[], metavar="NAME[=SCHEMA]",
                         help="add a read-only tool named NAME (any characters), with the JSON input "
                              "schema after '=' (default: no arguments); it answers with its name; repeatable")
+    parser.add_argument("--lifecycle-tools", action="store_true",
+                        help="add the tools that exercise the rest of the lifecycle, which the default lists "
+                             "leave out (the lab's items count them): notes gets edit_note, link_notes and "
+                             "embed_note; tickets gets draft_reply (sampling) and scan_roots (roots)")
+    parser.add_argument("--conformance-names", action="store_true",
+                        help="notes: also serve the fixed names the official conformance suite asks for "
+                             "(test://static-text, test_simple_prompt, ...), mapped onto the library's notes")
     parser.add_argument("--progress-steps", type=int, default=5, metavar="N",
                         help="tools that report progress do so N times (default 5)")
     parser.add_argument("--progress-gap", type=float, default=0.03, metavar="S",

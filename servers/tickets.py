@@ -1,7 +1,9 @@
 """The ticketing system: a `search` that collides with the note library's, a
 destructive tool, a tool execution error the model can fix, and tool names a
 model API cannot take once prefixed (too long, twins that share their first
-70 characters, and one with a dot).
+70 characters, and one with a dot). `--lifecycle-tools` adds two tools that ask
+the client for what only it has: a sampling from its model (`draft_reply`) and
+its roots (`scan_roots`), as `set_priority` asks it a question.
 
 Run it as `python -m servers.tickets` or `python servers/tickets.py`.
 """
@@ -19,7 +21,7 @@ if __package__ in (None, ""):  # run as a file path: make `servers` importable
 
 from servers.core import Server, Tool  # noqa: E402
 from servers.rpc import INTERNAL_ERROR, RpcError, ToolFailed, ToolOutput  # noqa: E402
-from servers.stdio import run  # noqa: E402
+from servers.launch import run  # noqa: E402
 from servers.asking import NeedInput  # noqa: E402
 from servers.tasks import Lapsed, TaskWork, Withdrawn  # noqa: E402
 
@@ -201,6 +203,73 @@ def set_priority(arguments: Json, answers: Optional[Dict[str, Json]]) -> ToolOut
                       {"ticket": arguments["ticket_id"], "priority": priority})
 
 
+def sampling_request(ticket_id: str, found: Dict[str, str]) -> Json:
+    text = (f"Draft a short reply to the customer who opened ticket {ticket_id}, "
+            f"\"{found['title']}\" (status: {found['status']}, queue: {found['queue']}).")
+    return {"messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+            "systemPrompt": "You are a support agent. Reply in two or three plain sentences.",
+            "maxTokens": 200}
+
+
+def sampled_text(answer: Json) -> str:
+    """The text of a CreateMessageResult: one content block, or (newer revisions) a list of them."""
+    given = answer.get("content")
+    blocks = given if isinstance(given, list) else [given]
+    return "\n".join(b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+                     and isinstance(b.get("text"), str))
+
+
+def draft_reply(arguments: Json, answers: Optional[Dict[str, Json]]) -> ToolOutput:
+    """Asks the client's model for a draft (sampling) and hands it back as the result."""
+    ticket_id = arguments["ticket_id"]
+    found = ticket(ticket_id)
+    if answers is None:
+        raise ToolFailed("This client did not declare the sampling capability, so the server cannot ask its "
+                         "model for a draft; write the reply yourself.")
+    if "draft" not in answers:
+        raise NeedInput("draft", sampling_request(ticket_id, found), "sampling/createMessage")
+    draft = sampled_text(answers["draft"])
+    if not draft:
+        raise ToolFailed("The client's sampling answer carried no text, so there is no draft.")
+    model = str(answers["draft"].get("model") or "unknown model")
+    return ToolOutput(f"Draft reply to {ticket_id} ({model}):\n{draft}",
+                      {"ticket": ticket_id, "draft": draft, "model": model})
+
+
+def scan_roots(arguments: Json, answers: Optional[Dict[str, Json]]) -> ToolOutput:
+    """Asks the client for its roots, where ticket attachments would be looked for."""
+    if answers is None:
+        raise ToolFailed("This client did not declare the roots capability, so the server cannot know "
+                         "where to look for attachments.")
+    if "roots" not in answers:
+        raise NeedInput("roots", {}, "roots/list")
+    given = answers["roots"].get("roots")
+    if not isinstance(given, list):
+        raise ToolFailed("The client's roots/list answer carried no list of roots.")
+    roots = [{"uri": r["uri"], "name": str(r.get("name") or "")} for r in given
+             if isinstance(r, dict) and isinstance(r.get("uri"), str)]
+    listing = "; ".join(f"{r['uri']} ({r['name']})" if r["name"] else r["uri"] for r in roots)
+    return ToolOutput(f"{len(roots)} roots to look for attachments under: {listing or 'none'}.", {"roots": roots})
+
+
+def lifecycle_tools() -> List[Tool]:
+    """Behind `--lifecycle-tools`: the default list is what the items count and name."""
+    return [
+        Tool("draft_reply", "Draft a reply to a ticket's customer, written by the client's model (sampling).",
+             {"type": "object", "properties": {"ticket_id": TICKET_ID},
+              "required": ["ticket_id"], "additionalProperties": False},
+             draft_reply, title="Draft a reply", asks_user=True, asks="sampling/createMessage",
+             annotations=READ_ONLY,
+             output_schema={"type": "object", "properties": {"ticket": {"type": "string"},
+                                                             "draft": {"type": "string"},
+                                                             "model": {"type": "string"}},
+                            "required": ["ticket", "draft", "model"]}),
+        Tool("scan_roots", "List the client's roots, where ticket attachments are looked for.", NO_ARGS,
+             scan_roots, title="Scan the roots", asks_user=True, asks="roots/list", annotations=READ_ONLY,
+             output_schema={"type": "object", "properties": {"roots": {"type": "array"}}, "required": ["roots"]}),
+    ]
+
+
 def needs_a_task(arguments: Json) -> ToolOutput:
     raise ToolFailed(f"{EXPORT} runs only as a task")
 
@@ -290,6 +359,12 @@ def build() -> Server:
                          install_plugin, title="Install the reports plugin",
                          annotations={"readOnlyHint": False, "destructiveHint": False,
                                       "idempotentHint": True, "openWorldHint": False}))
+
+    def add_lifecycle_tools() -> None:
+        for tool in lifecycle_tools():
+            server.add_tool(tool)
+
+    server.switchable["lifecycle-tools"] = add_lifecycle_tools
     return server
 
 

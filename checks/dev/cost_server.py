@@ -6,7 +6,7 @@ default), the long result a model pays for on every later turn; `--tools N`
 makes a bigger workplace of the same kinds of tool, for tables of other sizes.
 
 Built on the fixture servers' strict core and shell (`servers.core`,
-`servers.stdio`), so every fixture switch works here too. Standard library.
+`servers.launch`), so every fixture switch works here too. Standard library.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from servers.core import Server, Tool  # noqa: E402
 from servers.rpc import ToolOutput  # noqa: E402
 
 Json = Dict[str, Any]
-from servers.stdio import run  # noqa: E402
+from servers.launch import run  # noqa: E402
 
 READ_ONLY: Json = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 # What a careful server author adds to every description: limits, formats, what comes back.

@@ -6,7 +6,8 @@ import datetime
 import json
 from typing import Any, Dict
 
-from servers.core import Server, page_plan
+from servers.core import Server
+from servers.paging import page_plan
 from servers.tests.conftest import META, error, line, request, result
 
 
@@ -14,7 +15,7 @@ def test_discover_reports_versions_capabilities_and_identity(notes_server: Serve
     found = result(notes_server, request(1, "server/discover"))
     assert found["supportedVersions"] == ["2026-07-28"]
     assert found["resultType"] == "complete"
-    assert found["capabilities"] == {"tools": {"listChanged": False}}
+    assert found["capabilities"]["tools"] == {"listChanged": False}  # the rest: test_notes.py
     assert found["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "notes"
     assert {"ttlMs", "cacheScope", "instructions"} <= set(found)
 

@@ -191,3 +191,55 @@ def test_an_accepted_notification_keeps_the_connection_open_for_the_next_request
         wire.sendall(request_bytes(TOOLS_LIST, {**CURRENT, "Mcp-Method": "tools/list"}))  # the same connection
         status, fields = head_of(until_closed(wire))
     assert status == 200 and fields.get("connection") == "close"
+
+
+def test_a_read_names_its_uri_in_mcp_name_and_its_logs_come_before_the_reply_on_a_stream(url: str) -> None:
+    meta = {**META, "io.modelcontextprotocol/logLevel": "debug"}
+    read = {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"_meta": meta, "uri": "note://n-2"}}
+    headers = {**CURRENT, "Mcp-Method": "resources/read"}
+    status, reply = post(url, read, headers)
+    assert status == 400 and "Mcp-Name" in reply["error"]["message"]
+    with socket.create_connection(("127.0.0.1", port_of(url)), timeout=30) as wire:
+        wire.sendall(request_bytes(read, {**headers, "Mcp-Name": "note://n-2"}))
+        answer = until_closed(wire)
+    status, fields = head_of(answer)
+    assert status == 200 and fields["content-type"] == "text/event-stream"
+    events = [json.loads(x[6:]) for x in answer.split(b"\r\n\r\n", 1)[1].decode().splitlines() if x.startswith("data: ")]
+    assert [e.get("method") or e["id"] for e in events] == ["notifications/message", 3]
+    assert events[1]["result"]["contents"][0]["text"].startswith("# Timeouts")
+
+
+def handshake(url: str) -> str:
+    """Initialize a 2025-11-25 session on `url`; its Mcp-Session-Id."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    request = urllib.request.Request(url, json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              "Accept": "application/json, text/event-stream"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert json.loads(answer.read())["result"]["protocolVersion"] == "2025-11-25"
+        return str(answer.headers["Mcp-Session-Id"])
+
+
+def test_a_handshake_session_hears_of_its_subscribed_note_on_its_get_stream() -> None:
+    with serving("--lifecycle-tools") as served:
+        session = handshake(served)
+        headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+        assert post(served, {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+                             "params": {"uri": "note://n-3"}}, headers) == (200, {"jsonrpc": "2.0", "id": 2, "result": {}})
+        with socket.create_connection(("127.0.0.1", port_of(served)), timeout=30) as stream:
+            stream.sendall(f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                           f"Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n".encode())
+            heard = b""
+            while b"\r\n\r\n" not in heard:  # the stream's headers: it is open, so the change cannot come first
+                chunk = stream.recv(65536)
+                assert chunk, heard
+                heard += chunk
+            edit = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                    "params": {"name": "edit_note", "arguments": {"id": "n-3", "body": "Changed."}}}
+            status, _ = post(served, edit, headers)
+            while b"notifications/resources/updated" not in heard:
+                chunk = stream.recv(65536)  # bounded by the socket's timeout
+                assert chunk, heard
+                heard += chunk
+    assert b'"uri":"note://n-3"' in heard and status == 200

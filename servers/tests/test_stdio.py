@@ -210,3 +210,110 @@ def test_a_line_nested_too_deep_or_with_an_object_as_its_id_is_answered_and_the_
     answers = replies(done.stdout)
     got = sorted(((a["id"], a.get("error", {}).get("code")) for a in answers), key=str)  # each on its own thread
     assert got == sorted([(None, -32700), (None, -32600), (3, None)], key=str)
+
+
+def test_a_listen_hears_the_resource_list_change_and_the_watched_note_of_add_note(tmp_path: Path) -> None:
+    listen = request("L", "subscriptions/listen",
+                     notifications={"resourcesListChanged": True, "resourceSubscriptions": ["note://n-5"]})
+    add = request(2, "tools/call", name="add_note", arguments={"title": "New", "body": "Fresh."})
+    path = tmp_path / "j.jsonl"
+    done = run_server("notes", [line(listen), line(add)], "--journal", str(path))
+    methods = [m.get("method") or m.get("id") for m in replies(done.stdout)]
+    assert methods == ["notifications/subscriptions/acknowledged", "notifications/resources/list_changed",
+                       "notifications/resources/updated", 2]
+    updated = replies(done.stdout)[2]["params"]
+    assert updated == {"uri": "note://n-5", "_meta": {"io.modelcontextprotocol/subscriptionId": "L"}}
+    sent = [e["msg"].get("method") for e in journal(path) if e["kind"] == "out"]
+    assert "notifications/resources/updated" in sent
+
+
+class Conversation:
+    """A fixture process talked to line by line, every read bounded by a deadline."""
+
+    def __init__(self, name: str, *args: str) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", f"servers.{name}", *args], cwd=ROOT,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.pending = b""
+
+    def send(self, message: dict) -> None:  # type: ignore[type-arg]
+        assert self.process.stdin is not None
+        self.process.stdin.write(line(message) + b"\n")
+        self.process.stdin.flush()
+
+    def read(self, timeout: float = 10.0) -> dict:  # type: ignore[type-arg]
+        """The next line, read from the pipe itself (a buffered reader would hide lines from select)."""
+        import os
+        import selectors
+
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(self.process.stdout, selectors.EVENT_READ)
+            while b"\n" not in self.pending:
+                assert waiting.select(max(0.0, deadline - time.monotonic())), \
+                    f"nothing more from the server within {timeout} s"
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                assert chunk, "the server closed its output"
+                self.pending += chunk
+        first, _, self.pending = self.pending.partition(b"\n")
+        return dict(json.loads(first))
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait(10)
+
+
+def plain(request_id: object, method: str, **params: object) -> dict:  # type: ignore[type-arg]
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+def test_legacy_tickets_ask_the_client_for_a_sampling_and_then_for_roots_again_after_a_change(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    talk = Conversation("tickets", "--era", "legacy", "--lifecycle-tools", "--journal", str(path))
+    try:
+        talk.send(plain(1, "initialize", protocolVersion="2025-11-25", clientInfo={"name": "t", "version": "1"},
+                        capabilities={"sampling": {}, "roots": {"listChanged": True}}))
+        assert talk.read()["id"] == 1
+        talk.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        talk.send(plain(2, "tools/call", name="draft_reply", arguments={"ticket_id": "T-101"}))
+        asked = talk.read()
+        assert asked["method"] == "sampling/createMessage" and "T-101" in json.dumps(asked["params"])
+        talk.send({"jsonrpc": "2.0", "id": asked["id"],
+                   "result": {"role": "assistant", "model": "m", "content": {"type": "text", "text": "On it."}}})
+        assert talk.read()["result"]["structuredContent"] == {"ticket": "T-101", "draft": "On it.", "model": "m"}
+        for request_id, changed in ((3, False), (4, False), (5, True)):
+            if changed:
+                talk.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+            talk.send(plain(request_id, "tools/call", name="scan_roots", arguments={}))
+            got = talk.read()
+            if got.get("method") == "roots/list":
+                talk.send({"jsonrpc": "2.0", "id": got["id"], "result": {"roots": [{"uri": f"file:///r{request_id}"}]}})
+                got = talk.read()
+            assert got["id"] == request_id and got["result"]["isError"] is False
+    finally:
+        talk.close()
+    entries = journal(path)
+    asked_roots = [e for e in entries if e["kind"] == "out" and e["msg"].get("method") == "roots/list"]
+    assert len(asked_roots) == 2  # once, then again only after the change
+    assert [e["kind"] for e in entries if e["kind"] == "roots-changed"] == ["roots-changed"]
+
+
+def test_legacy_set_level_and_subscribe_show_on_the_wire_and_in_the_journal(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    talk = Conversation("notes", "--era", "legacy", "--lifecycle-tools", "--journal", str(path))
+    try:
+        talk.send(plain(1, "initialize", protocolVersion="2025-11-25", capabilities={},
+                        clientInfo={"name": "t", "version": "1"}))
+        talk.read()
+        talk.send(plain(2, "logging/setLevel", level="notice"))
+        assert talk.read() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        talk.send(plain(3, "resources/subscribe", uri="note://n-2"))
+        assert talk.read()["result"] == {}
+        talk.send(plain(4, "tools/call", name="edit_note", arguments={"id": "n-2", "body": "Later."}))
+        got = [talk.read() for _ in range(3)]
+    finally:
+        talk.close()
+    assert [m.get("method") or m["id"] for m in got] == ["notifications/message", "notifications/resources/updated", 4]
+    assert got[1]["params"] == {"uri": "note://n-2"} and got[0]["params"]["level"] == "notice"
+    kinds = [(e["kind"], e.get("level") or e.get("uri")) for e in journal(path) if e["kind"] in ("log-level", "subscribed")]
+    assert kinds == [("log-level", "notice"), ("subscribed", "note://n-2")]

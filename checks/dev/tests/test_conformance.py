@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checks.dev.conformance import falling_short, npm_command
+from checks.dev.conformance import FIXTURE_SCENARIOS, NAMED_SCENARIOS, falling_short, npm_command
 from checks.dev.conformance_client import CLIENT_METADATA_URL, oauth_entry
 
 
@@ -42,3 +42,8 @@ def test_the_suites_context_becomes_the_server_entrys_oauth_as_a_user_would_writ
     assert entry.key_file is not None and Path(entry.key_file).read_text() == "-----BEGIN PRIVATE KEY-----"
     assert (entry.id_token, entry.idp_token_endpoint, entry.idp_client_id) == ("t", "http://localhost:1/token", "i")
     assert oauth_entry({}, tmp_path).key_file is None
+
+
+def test_every_scenario_run_with_the_suites_names_is_one_the_fixture_answers() -> None:
+    assert set(NAMED_SCENARIOS) <= set(FIXTURE_SCENARIOS)
+    assert not {"resources-list", "prompts-list", "logging-set-level"} & set(NAMED_SCENARIOS)  # the plain fixture's

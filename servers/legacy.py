@@ -47,10 +47,6 @@ class LegacyFront:
         self.subscriptions: Set[str] = set()  # resources/subscribe's URIs
         self.roots: Optional[Json] = None  # the client's last roots/list result, until it says they changed
 
-    @property
-    def can_elicit(self) -> bool:
-        return declares("elicitation/create", self.client_capabilities)
-
     def handle_line(self, line: bytes) -> Optional[Json]:
         message = parse_request(line)
         if isinstance(message, dict):

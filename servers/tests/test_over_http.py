@@ -243,3 +243,27 @@ def test_a_handshake_session_hears_of_its_subscribed_note_on_its_get_stream() ->
                 assert chunk, heard
                 heard += chunk
     assert b'"uri":"note://n-3"' in heard and status == 200
+
+
+def test_a_listen_stream_hears_only_what_it_asked_for() -> None:
+    listen = {"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+              "params": {"_meta": META, "notifications": {"resourceSubscriptions": ["note://n-4"]}}}
+    with serving("--lifecycle-tools") as served, \
+            socket.create_connection(("127.0.0.1", port_of(served)), timeout=30) as stream:
+        stream.sendall(request_bytes(listen, {**CURRENT, "Mcp-Method": "subscriptions/listen"}))
+        heard = b""
+        while b"acknowledged" not in heard:
+            chunk = stream.recv(65536)
+            assert chunk, heard
+            heard += chunk
+        for request_id, note in ((2, "n-1"), (3, "n-4")):  # only the second is watched
+            edit = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                    "params": {"_meta": META, "name": "edit_note", "arguments": {"id": note, "body": "Changed."}}}
+            assert post(served, edit, {**CURRENT, "Mcp-Method": "tools/call", "Mcp-Name": "edit_note"})[0] == 200
+        while b"notifications/resources/updated" not in heard:
+            chunk = stream.recv(65536)  # bounded by the socket's timeout
+            assert chunk, heard
+            heard += chunk
+    assert b'"resourceSubscriptions":["note://n-4"]' in heard
+    assert b"note://n-1" not in heard and b'"uri":"note://n-4"' in heard
+    assert b'/subscriptionId":"L"' in heard.split(b"notifications/resources/updated")[1]

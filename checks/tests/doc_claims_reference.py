@@ -129,8 +129,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
         maintainers(r"\((\d+) answered at a time, (\d+) more refused as busy", lambda: (str(ANSWERING), str(REFUSING))),
         maintainers(r"(\d+) connections for the client's requests and (\d+) for its messages",
             lambda: (str(MAX_REQUEST_CONNECTIONS), str(MAX_MESSAGE_CONNECTIONS))),
-        maintainers(r"The fixture over HTTP passes (.*?); the other server scenarios",
-            lambda: ", ".join(conformance.FIXTURE_SCENARIOS[:-1]) + " and " + conformance.FIXTURE_SCENARIOS[-1]),
+        maintainers(r"fixture; the other (\w+) read fixed names", lambda: spoken(len(conformance.NAMED_SCENARIOS))),
         maintainers(r"counts at a server written for it that ([\d,]+) pings on one answer open at most "
             r"(\w+) connections at once", lambda: (
             g(int(source_number("solution/tests/test_http_limits.py", r'"ping"\} for n in range\((\d+)\)'))),

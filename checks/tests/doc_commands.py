@@ -124,7 +124,7 @@ def options_in(doc: str) -> List[Span]:
 
 PLACEHOLDERS = {"FILE": "placeholder.txt", "DIR": ".", "S": "1.5", "N": "3", "MS": "100", "PORT": "8765",
                 "METHOD": "tools/list", "TOOL": "search", "JSON": "{}", "SCHEMA": "{}", "REGION": "3",
-                "ITEM": "3", "NAME": "x", "REPORT.json": "placeholder.txt"}
+                "ITEM": "3", "NAME": "x", "REPORT.json": "placeholder.txt", "LEVEL": "LEVEL"}
 BRACKETS = re.compile(r"(?<![\w.'\"])\[([^\[\]]*)\]|(?<=[A-Z])\[([^\[\]]*)\]")
 
 

@@ -14,7 +14,8 @@ from checks.target import ROOT
 from checks.tests import documents as docs
 from checks.tests.doc_programs import Scratch
 
-from checks.tests.doc_claims import claims
+from checks.tests.doc_claims import learner_claims
+from checks.tests.doc_claims_reference import reference_claims
 from checks.tests.doc_runs import shared_runs
 
 
@@ -34,7 +35,7 @@ def source() -> Set[str]:
 
 @pytest.fixture(scope="session")
 def all_claims() -> List[Tuple[Any, ...]]:
-    return claims()
+    return learner_claims() + reference_claims()
 
 
 @pytest.fixture(scope="session")

@@ -44,7 +44,7 @@ test_each_kind_of_check_fails_on_a_wrong_line:
   `.ci/run`, the exercises and extensions against `checks/exercises.py`, the
   config keys and samples against `solution/config.py`, the test extra against
   pyproject.toml, the recorded mutation run against today's regions and catalogue;
-- numbers: `claims()`, one pattern per statement, its numbers as groups, and
+- numbers: `learner_claims()` and `reference_claims()`, one pattern per statement, its numbers as groups, and
   the code that decides them.
 """
 

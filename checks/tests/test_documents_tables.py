@@ -192,7 +192,7 @@ def test_the_walkthroughs_exercise_table_is_the_exercises_of_the_checks() -> Non
 
 def test_each_extension_section_names_the_file_and_function_the_checks_judge() -> None:
     from checks.exercises import EXTENSIONS
-    headings = dict(re.findall(r"^### (11\.\d) .*?\((E\d): ", docs.text("labs/GUIDE.md"), re.M))
+    headings = dict(re.findall(r"^### (11\.\d+) .*?\((E\d+): ", docs.text("labs/GUIDE.md"), re.M))
     for name, extension in EXTENSIONS.items():
         heading = re.search(rf"^### (11\.\d) .*\({name}: `starter/([\w.]+)`, `([\w.]+)`\)$",
                             docs.text("labs/GUIDE.md"), re.M)
@@ -237,7 +237,7 @@ def test_the_recorded_mutation_run_is_of_todays_regions_catalogue_and_equivalent
     from checks.dev.mutants.regions import REGIONS
     result = (ROOT / "checks" / "dev" / "mutants" / "result.txt").read_text(encoding="utf-8")
     lines = result.splitlines()
-    rows = [line.split() for line in lines if re.match(r"^(\d|E\d)\s", line)]
+    rows = [line.split() for line in lines if re.match(r"^(\d|E\d+)\s", line)]
     assert [r[0] for r in rows] == list(REGIONS), "result.txt: not a run of today's regions"
     made, killed, equivalent = (sum(int(r[column]) for r in rows) for column in (1, 2, 3))
     assert equivalent == len(read_equivalents().reasons), "result.txt: not a run with today's equivalent.txt"

@@ -90,6 +90,10 @@ class Offers:
     def __contains__(self, uri: str) -> bool:
         return uri in self._by_uri
 
+    def __len__(self) -> int:
+        """How many URIs were offered in this run."""
+        return len(self._by_uri)
+
 
 def read_entry(alias: str) -> ToolEntry:
     """`resources/read` on `alias`, as consent and the audit log see a tool: read-only by

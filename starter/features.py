@@ -176,9 +176,11 @@ class Features(ToolCalls):
     # -- the model's read_resource ---------------------------------------------------
 
     def resource_tools(self, api: str) -> List[Json]:
-        """read_resource, when a connected server offers resources."""
-        offered = any("resources" in c.info.capabilities for c in self.connections.values())
-        return [read_tool(api)] if offered else []
+        """read_resource, once a server has offered something to read in this run (a link in
+        a result, or a listing): before that the model knows no URI to ask for, and the
+        tool would only cost every request its tokens. It then goes after the tools the
+        model has seen, so the cached prefix of the table survives its arrival."""
+        return [read_tool(api)] if len(self.offers) else []
 
     async def call(self, model_name: str, arguments: Any = None, *,
                    on_progress: Optional[ProgressHandler] = None, via: str = "model") -> Json:

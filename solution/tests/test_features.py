@@ -186,7 +186,7 @@ async def test_the_model_reads_a_linked_resource_through_read_resource_under_aud
         tools.consent = Consent(always(NO))  # would decline anything it asked about: a read from a trusted server asks not
         model = Reader(uri)
         run = await run_agent("what does the note say?", tools, model)
-    assert "read_resource" in model.seen[0]
+    assert "read_resource" not in model.seen[0]  # nothing offered yet (find was declined): no tool to pay for
     step = run.steps[1]
     assert (step.alias, step.original_name) == (("lib", "resources/read") if read else ("", ""))
     if read:
@@ -250,3 +250,13 @@ async def test_over_http_a_handshake_era_sampling_request_is_answered_after_two_
         await tools.refresh()
         result = await tools.call(tools.find("web", "ask_model").model_name, {})  # type: ignore[union-attr]
     assert "the model said: hello from the model" in text(result), result
+
+
+async def test_read_resource_joins_the_table_last_once_a_server_offered_something_to_read(tmp_path: Path) -> None:
+    spec, _ = library(tmp_path, "current")
+    async with Aggregator(config_of([spec]), request_timeout=10) as tools:
+        await tools.refresh()
+        before = [t["name"] for t in tools.model_tools()]
+        await tools.call("mcp__lib__find", {})  # its result links note://a
+        after = [t["name"] for t in tools.model_tools()]
+    assert "read_resource" not in before and after == [*before, "read_resource"]

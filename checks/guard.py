@@ -179,7 +179,9 @@ def file_of(module: Any) -> str:
 
 def judge_modules() -> List[str]:
     """The judge's modules loaded here: checks/ but its maintainers' dev/ and tests/."""
-    return [name for name, module in list(sys.modules.items()) if name.startswith("checks")
+    # dict.copy() takes the table in one step; list(d.items()) walks it while an item's
+    # thread may be importing a module (seen: "dictionary changed size during iteration").
+    return [name for name, module in sys.modules.copy().items() if name.startswith("checks")
             and under(file_of(module), CHECKS)
             and not under(file_of(module), os.path.join(CHECKS, "dev"), os.path.join(CHECKS, "tests"))]
 
@@ -258,14 +260,14 @@ def function_marks(name: str, function: types.FunctionType) -> Dict[str, object]
 def foreign(directory: Path) -> List[str]:
     """Modules loaded here from files under `directory`."""
     root = str(directory)
-    return sorted(name for name, module in list(sys.modules.items()) if under(file_of(module), root))
+    return sorted(name for name, module in sys.modules.copy().items() if under(file_of(module), root))
 
 
 def strays(package: str, directory: Path) -> List[Tuple[str, str]]:
     """The target's modules (`package.*`) whose file is not in its `directory`."""
     home = os.path.realpath(directory)
     found = []
-    for name, module in list(sys.modules.items()):
+    for name, module in sys.modules.copy().items():
         if (name == package or name.startswith(package + ".")) and not under(file_of(module), home):
             found.append((name, str(getattr(module, "__file__", None))))
     return found

@@ -25,7 +25,7 @@ def source_number(path: str, pattern: str) -> str:
 
 
 def notes_pages() -> str:
-    from servers.core import page_plan
+    from servers.paging import page_plan
     from servers.notes import build
     server = build()
     plan = page_plan(len(server.tools), server.page_size or len(server.tools))

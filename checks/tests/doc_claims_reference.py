@@ -29,7 +29,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from checks.harness import PARALLEL
     from checks.items import ITEMS
     from checks.items.extensions import LONG_WORK_GAP, LONG_WORK_STEPS
-    from servers.core import ENDLESS_PAGES
+    from servers.paging import ENDLESS_PAGES
     from servers.misbehave import fan_out, tools_for
     from servers.rpc import INTERNAL_ERROR, METHOD_NOT_FOUND
     from servers.stdio import EOF_GRACE, HOLD_LIMIT

@@ -47,7 +47,7 @@ All nine pass. Next:
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m checks",
                                      description="The MCP client lab's nine self-check items.")
-    parser.add_argument("items", nargs="*", metavar="ITEM", help="run only these items (1-9, E1-E9)")
+    parser.add_argument("items", nargs="*", metavar="ITEM", help="run only these items (1-9, E1-E11)")
     parser.add_argument("--only", default="", help="run only these items, e.g. 3,5 or E3,E5")
     parser.add_argument("--target", default="starter",
                         help="starter (default), solution, or a client package directory")
@@ -56,10 +56,10 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
                         help="show the wire conversation of every item (failing items always show its end)")
     parser.add_argument("--watch", action="store_true", help="run again on every save under the target")
     parser.add_argument("--extensions", action="store_true",
-                        help="after the nine, run E1-E9 (consent, list changes, progress, many tools, "
-                             "structured results, tasks, elicitation, code mode, remote servers); they then count in the "
-                             "exit status")
-    parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E9)")
+                        help="after the nine, run E1-E11 (consent, list changes, progress, many tools, "
+                             "structured results, tasks, elicitation, code mode, remote servers, resources, "
+                             "sampling); they then count in the exit status")
+    parser.add_argument("--hint", metavar="N", help="the next hint for item N (1-9, or E1-E11)")
     parser.add_argument("--all", action="store_true", help="with --hint: all three hints")
     parser.add_argument("--types", action="store_true",
                         help="after the verdicts, one line with mypy --strict's count for the target "
@@ -98,7 +98,7 @@ def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
 
 def run(options: argparse.Namespace) -> int:
     began = time.perf_counter()
-    # Nothing chosen: the nine (and E1-E9 with --extensions); otherwise just those chosen.
+    # Nothing chosen: the nine (and E1-E11 with --extensions); otherwise just those chosen.
     items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS
                          if (i.number in options.chosen) or (i.number <= len(ITEMS) and not options.chosen)
                          or (i.number > len(ITEMS) and options.extensions)]

@@ -16,8 +16,8 @@ from typing import Dict, List, Optional, Tuple
 
 REGION = re.compile(r"^[ \t]*# >>> exercise (\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< exercise \1\b[^\n]*$",
                     re.S | re.M)
-# The extension duties (E1-E9) are marked the same way: "# >>> extension E1 (...)".
-EXTENSION = re.compile(r"^[ \t]*# >>> extension (E\d)\b[^\n]*\n(.*?)^[ \t]*# <<< extension \1\b[^\n]*$",
+# The extension duties (E1-E11) are marked the same way: "# >>> extension E1 (...)".
+EXTENSION = re.compile(r"^[ \t]*# >>> extension (E\d+)\b[^\n]*\n(.*?)^[ \t]*# <<< extension \1\b[^\n]*$",
                        re.S | re.M)
 
 
@@ -104,6 +104,10 @@ EXTENSIONS: Dict[str, Extension] = {
                     "section 11.8 (code mode)"),
     "E9": Extension("E9", "sse.py", "EventStream._line", "read one line of a server's event stream",
                     "section 11.9 (remote servers)"),
+    "E10": Extension("E10", "resource_links.py", "Offers.resolve",
+                     "read a linked URI only from a server that offered it", "section 11.10 (resources)"),
+    "E11": Extension("E11", "sampler.py", "TerminalSampler.__call__",
+                     "answer a server's sampling request only with the person's approval", "section 11.11 (sampling)"),
 }
 
 

@@ -1,6 +1,6 @@
 """Three hints per item, from a nudge to the guide's section to the construct.
 
-`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E9);
+`python -m checks --hint N` shows the next rung for item N (1-9, or E1-E11);
 where each item stands is kept in `.checks-state.json` at the project root,
 ignored by git. `--hint N --all` shows all three. The construct comes last,
 after the learner has been sent to read: the ladder teaches before it tells.
@@ -109,6 +109,21 @@ HINTS: Dict[str, List[str]] = {
            "_line: '' -> return self._dispatch(); ':...' -> None; else split at the first ':', drop one "
            "leading space of the value; data appends to self._data, event sets self._type, id sets "
            "self.last_id (not if it holds '\\0'), retry sets self.retry_ms when all digits; return None."],
+    "E10": ["A link is one server's word. Which servers may a URI be read from, and what if more than one "
+            "offered it?",
+            "labs/GUIDE.md, section 11.10 (resources).",
+            "resolve: not a non-empty str -> (None, why); holders = self._by_uri.get(uri, []); a server named "
+            "(a non-empty str) -> (server, '') if it is in holders, else (None, why); one holder -> (it, ''); "
+            "several -> (None, why naming them); none -> (None, why)."],
+    "E11": ["Who must say yes, and when, before a server's request reaches the model, and before the "
+            "model's words go back?",
+            "labs/GUIDE.md, section 11.11 (sampling).",
+            "__call__: self.budget.take(); ask = sampling_ask(alias, params, self.cap); inside "
+            "self.terminal.turn(...): say(describe_ask(ask)); not approved(await self._read(...)) -> raise "
+            "Declined; system, messages = conversation(ask, secrets.token_hex(6)); turn = await capped("
+            "self.model, ask.max_tokens).next_turn(system, [], messages); text, cut = cut_reply(turn.text, "
+            "ask.max_tokens); say(describe_reply(...)); not approved(...) -> raise Declined; after the turn, "
+            "return reply_result(text, self.model.name, cut)."],
 }
 
 

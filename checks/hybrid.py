@@ -30,7 +30,7 @@ OUTSIDE = ""  # the key of the package in which every region is the reference's
 
 
 def region_of(item: object) -> str:
-    """The region an item owns ("1".."4", "E1".."E9"), or OUTSIDE."""
+    """The region an item owns ("1".."4", "E1".."E11"), or OUTSIDE."""
     exercise = getattr(item, "exercise", None)
     if exercise is not None:
         return str(exercise.number)

@@ -71,6 +71,7 @@ class Offers:
 
     def resolve(self, uri: Any, server: Any = None) -> Tuple[Optional[str], str]:
         """(the alias to read `uri` from, "") or (None, why it cannot be read)."""
+        # >>> extension E10 (resources): a linked URI is read only from a server that offered it
         if not isinstance(uri, str) or not uri:
             return None, "read_resource needs a uri (a string)."
         holders = self._by_uri.get(uri, [])
@@ -86,6 +87,7 @@ class Offers:
                           "read_resource again with server set to one of them.")
         return None, (f"No server offered {shown(uri, 200)!r} in this run: only a URI a server linked in a "
                       "tool result or listed can be read. Nothing was sent.")
+        # <<< extension E10
 
     def __contains__(self, uri: str) -> bool:
         return uri in self._by_uri

@@ -63,6 +63,7 @@ class TerminalSampler:
         self.cap = cap
 
     async def __call__(self, alias: str, params: Any) -> Json:
+        # >>> extension E11 (sampling): the person approves the request, then the reply
         self.budget.take()
         ask = sampling_ask(alias, params, self.cap)
         async with self.terminal.turn(f"sampling for {alias}"):
@@ -76,6 +77,7 @@ class TerminalSampler:
             if not approved(await self._read(f"Send this reply to server '{alias}'? [y/N]: ")):
                 raise Declined("the user declined to send the model's reply")
         return reply_result(text, self.model.name, cut)
+        # <<< extension E11
 
     async def _read(self, prompt: str) -> str:
         try:

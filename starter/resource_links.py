@@ -71,21 +71,16 @@ class Offers:
 
     def resolve(self, uri: Any, server: Any = None) -> Tuple[Optional[str], str]:
         """(the alias to read `uri` from, "") or (None, why it cannot be read)."""
-        if not isinstance(uri, str) or not uri:
-            return None, "read_resource needs a uri (a string)."
-        holders = self._by_uri.get(uri, [])
-        if isinstance(server, str) and server:
-            if server in holders:
-                return server, ""
-            return None, (f"Server {shown(server, 40)!r} did not offer {shown(uri, 200)!r} in this run; only "
-                          "a URI a server linked in a result or listed can be read, and only from that server.")
-        if len(holders) == 1:
-            return holders[0], ""
-        if holders:
-            return None, (f"Several servers offered {shown(uri, 200)!r} ({', '.join(holders)}): call "
-                          "read_resource again with server set to one of them.")
-        return None, (f"No server offered {shown(uri, 200)!r} in this run: only a URI a server linked in a "
-                      "tool result or listed can be read. Nothing was sent.")
+        # >>> extension E10 (resources): a linked URI is read only from a server that offered it
+        # TODO extension E10: decide which server a URI the model asks for is read from
+        # (labs/GUIDE.md section 11.10). self._by_uri maps each URI offered in this run to
+        # the aliases that offered it, first first. Return (alias, "") to read it, or
+        # (None, why) to refuse without a request: no string uri; a server named that did
+        # not offer it; several offered it and none is named; nobody offered it.
+        # The clauses the checks hold it to: labs/GUIDE.md section 11.10.
+        raise NotImplementedError("extension E10: decide which server a linked URI is read from "
+                                  "(labs/GUIDE.md section 11.10)")
+        # <<< extension E10
 
     def __contains__(self, uri: str) -> bool:
         return uri in self._by_uri

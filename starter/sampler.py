@@ -63,19 +63,16 @@ class TerminalSampler:
         self.cap = cap
 
     async def __call__(self, alias: str, params: Any) -> Json:
-        self.budget.take()
-        ask = sampling_ask(alias, params, self.cap)
-        async with self.terminal.turn(f"sampling for {alias}"):
-            self.terminal.say(describe_ask(ask))
-            if not approved(await self._read("Send this to the model? [y/N]: ")):
-                raise Declined("the user declined to send it to the model")
-            system, messages = conversation(ask, secrets.token_hex(6))
-            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)
-            text, cut = cut_reply(turn.text, ask.max_tokens)
-            self.terminal.say(describe_reply(ask, text, self.model.name))
-            if not approved(await self._read(f"Send this reply to server '{alias}'? [y/N]: ")):
-                raise Declined("the user declined to send the model's reply")
-        return reply_result(text, self.model.name, cut)
+        # >>> extension E11 (sampling): the person approves the request, then the reply
+        # TODO extension E11: answer a server's sampling request (labs/GUIDE.md section 11.11).
+        # Take one from self.budget, read the request (sampling_ask), and inside one
+        # self.terminal.turn(...) show describe_ask and ask; only after a yes (approved) ask
+        # the model (conversation; capped to ask.max_tokens), cut the reply (cut_reply), show
+        # describe_reply and ask again; only after that yes return reply_result. Any other
+        # answer raises Declined. The clauses the checks hold it to: labs/GUIDE.md section 11.11.
+        raise Declined("extension E11: answer a sampling request only with the person's approval "
+                       "(labs/GUIDE.md section 11.11)")
+        # <<< extension E11
 
     async def _read(self, prompt: str) -> str:
         try:

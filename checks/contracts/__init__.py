@@ -46,9 +46,9 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 @lru_cache(maxsize=1)
 def contracts() -> Dict[str, Contract]:
     """Every region's contract, by region (imported here: the items import this module)."""
-    from checks.contracts import changes, code, extensions, names, offline, remote, tasks, wire
+    from checks.contracts import changes, code, extensions, lifecycle, names, offline, remote, tasks, wire
     found: Dict[str, Contract] = {}
-    for module in (wire, names, offline, changes, extensions, tasks, code, remote):
+    for module in (wire, names, offline, changes, extensions, tasks, code, remote, lifecycle):
         for contract in module.CONTRACTS:
             found[contract.region] = contract
     return found

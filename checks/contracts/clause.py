@@ -52,6 +52,6 @@ class Clause:
 
 @dataclass(frozen=True)
 class Contract:
-    region: str  # "1".."4" for the exercises, "E1".."E9" for the extensions
+    region: str  # "1".."4" for the exercises, "E1".."E11" for the extensions
     subject: str  # the function the region is in
     clauses: Tuple[Clause, ...] = field(default_factory=tuple)

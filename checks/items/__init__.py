@@ -1,6 +1,6 @@
 """The items `python -m checks` judges, each defined once here: its number,
 id, title, the function that proves it, where a learner edits, and what it
-may wait on. The nine come first; E1-E9 (`--extensions`) after them.
+may wait on. The nine come first; E1-E11 (`--extensions`) after them.
 
 Each item starts its own fixture servers and proves one claim from their
 journals and the process table; it returns a one-line account when the claim
@@ -20,6 +20,7 @@ from checks.harness import Item
 from checks.items import proofs
 from checks.items.code import ENDLESS_LIMIT as ENDLESS_SCRIPT_LIMIT, code_mode
 from checks.items.extensions import consent, list_changes, many_tools, progress, structured
+from checks.items.lifecycle import resources, sampling
 from checks.items.loop import agent_loop
 from checks.items.names import collision, error_classes, names_fit, translation
 from checks.items.offline import SILENT_TIMEOUT, SLOW_DISCOVERY_LIMIT, offline
@@ -74,6 +75,10 @@ EXTENSION_ITEMS = [
     Item(19, "E9-remote", "remote servers: event streams read into messages; an ended stream resumed",
          contracted("E9", remote), "sse.py", "EventStream._line",
          waits="the server's retry before resuming, 1.5 s", floor=6.0, proof=proofs.remote),
+    Item(20, "E10-resources", "resources: every page listed; a link read only from the server that offered it",
+         contracted("E10", resources), "resource_links.py", "Offers.resolve", proof=proofs.resources),
+    Item(21, "E11-sampling", "sampling: the person approves the request, then sees and approves the reply",
+         contracted("E11", sampling), "sampler.py", "TerminalSampler.__call__", proof=proofs.sampling),
 ]
 
 

@@ -213,3 +213,19 @@ def remote(journals: Sequence[Journal]) -> List[str]:
     return needs((bool(told.answered("remote", "tools/call", "search")), "remote answered search"),
                  (bool(ended and resumed) and resumed[0].raw.get("last_event_id") == ended[-1].raw.get("last_event_id")
                   and waited, "archive's ended stream was resumed after its last event, once its retry had passed"))
+
+
+def resources(journals: Sequence[Journal]) -> List[str]:
+    told = Told(journals)
+    read = [params(r).get("uri") for r in told.answered("archive", "resources/read")]
+    return needs((len(told.answered("notes", "resources/list")) >= 2, "notes answered every page of resources/list"),
+                 ("note://n-2" in [params(r).get("uri") for r in told.answered("notes", "resources/read")],
+                  "notes answered the read of note://n-2"),
+                 ("note://n-2" in read, "archive answered the read of the note://n-2 it linked"))
+
+
+def sampling(journals: Sequence[Journal]) -> List[str]:
+    told = Told(journals)
+    asked = told.sent("tickets-1", "sampling/createMessage")
+    return needs((bool(asked), "tickets-1 asked for a sampling"),
+                 (bool(told.received("tickets-1", "tools/call", "draft_reply")), "tickets-1 received draft_reply"))

@@ -159,7 +159,7 @@ def learner_claims() -> List[Tuple[Any, ...]]:
         readme(r"seconds each item may take before it is stopped \(default (\d+);", lambda: g(ITEM_LIMIT)),
         readme(r"\((\w+) test processes per CPU",
             lambda: spoken((pytest_xdist_auto_num_workers(mock.Mock()) or 0) // len(os.sched_getaffinity(0)))),
-        readme(r"after the nine, items E1–E9: ([a-z ,]+) \(labs/GUIDE\.md",
+        readme(r"after the nine, items E1–E11: ([a-z ,]+) \(labs/GUIDE\.md",
             extensions_help),
         readme(r"exit 0 all pass, (\d) some fail, (\d) could not judge", lambda: (
             str(next(k for k, v in MEANING.items() if "failed" in v)),

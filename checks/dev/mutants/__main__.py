@@ -2,7 +2,7 @@
 
     python -m checks.dev.mutants [REGION ...] [--catalogue | --generated] [--json] [--jobs N] [--list]
 
-REGION is 1-4 (the exercises) or E1-E9 (the extensions); default: all thirteen.
+REGION is 1-4 (the exercises) or E1-E11 (the extensions); default: all fifteen.
 By default both kinds of mutant are judged: the learner catalogue (each must be
 red on its item, with its cause in the message) and cosmic-ray's (each must
 turn some item of its region red, or be listed in equivalent.txt with the
@@ -59,7 +59,7 @@ class Tally:
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m checks.dev.mutants",
                                      description="Mutation testing of the self-check, region by region.")
-    parser.add_argument("regions", nargs="*", metavar="REGION", help="1-4 or E1-E9 (default: all)")
+    parser.add_argument("regions", nargs="*", metavar="REGION", help="1-4 or E1-E11 (default: all)")
     kind = parser.add_mutually_exclusive_group()
     kind.add_argument("--catalogue", action="store_true", help="only the learner mutants (no cosmic-ray needed)")
     kind.add_argument("--generated", action="store_true", help="only cosmic-ray's mutants")

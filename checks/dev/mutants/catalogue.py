@@ -20,7 +20,7 @@ from checks.target import ROOT
 @dataclass(frozen=True)
 class LearnerMutant:
     name: str  # what the learner wrote, in a few words
-    region: str  # the region it belongs to ("1".."4", "E1".."E9")
+    region: str  # the region it belongs to ("1".."4", "E1".."E11")
     old: str
     new: str
     red: str  # the item that must turn red
@@ -267,6 +267,34 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("a retry of any length (16 digits kept; int() raises past 4,300)", "E9",
                   "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
                   "        elif name == \"retry\" and value.isascii() and value.isdigit():\n", "E9", ("clause E9.3", "retry: 1111111111111111")),
+    LearnerMutant("the first server that offered a URI wins when two did", "E10",
+                  "        if len(holders) == 1:\n", "        if holders:\n", "E10", ("clause E10.1",)),
+    LearnerMutant("a named server is taken at its word, offered or not", "E10",
+                  "            if server in holders:\n", "            if True:\n", "E10", ("clause E10.3",)),
+    LearnerMutant("a URI matched without regard to case", "E10",
+                  "        holders = self._by_uri.get(uri, [])\n",
+                  "        holders = next((h for u, h in self._by_uri.items() if u.lower() == uri.lower()), [])\n",
+                  "E10", ("clause E10.1",)),
+    LearnerMutant("the model asked before the person said yes", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n"
+                  "                raise Declined(\"the user declined to send it to the model\")\n"
+                  "            system, messages = conversation(ask, secrets.token_hex(6))\n"
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n",
+                  "            system, messages = conversation(ask, secrets.token_hex(6))\n"
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n"
+                  "                raise Declined(\"the user declined to send it to the model\")\n",
+                  "E11", ("clause E11.1",)),
+    LearnerMutant("any answer but an empty line approves", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
+                  "            if not (await self._read(\"Send this to the model? [y/N]: \")).strip():\n",
+                  "E11", ("clause E11.1",)),
+    LearnerMutant("the reply sent back without the second question", "E11",
+                  "            if not approved(await self._read(f\"Send this reply to server '{alias}'? [y/N]: \")):\n"
+                  "                raise Declined(\"the user declined to send the model's reply\")\n", "", "E11",
+                  ("expected: the reply the person declined to send never reaches the server",)),
+    LearnerMutant("the run's budget never taken", "E11", "        self.budget.take()\n", "", "E11",
+                  ("clause E11.1", "of the run's budget used")),
 )
 
 

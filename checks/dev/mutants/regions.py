@@ -1,4 +1,4 @@
-"""The thirteen regions under mutation: where each lives and which items judge it."""
+"""The fifteen regions under mutation: where each lives and which items judge it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from checks.target import ROOT
 
 @dataclass(frozen=True)
 class Region:
-    name: str  # "1".."4" (exercises) or "E1".."E8" (extensions)
+    name: str  # "1".."4" (exercises) or "E1".."E11" (extensions)
     file: str  # module file inside the client package
     items: Tuple[str, ...]  # the self-check items it owns, as `python -m checks` names them
 

@@ -1,0 +1,222 @@
+"""E10 and E11: which server a linked URI is read from (`Offers.resolve`), and a
+sampling request answered with the person's approval (`TerminalSampler.__call__`).
+
+E10 is a function of what servers offered and what the model asked; its
+observation is which server was chosen, or that the read was refused (never
+the refusal's wording). E11 is a conversation at a scripted terminal with a
+scripted model; its observation is the order of what was shown, asked and
+sent to the model, and how the request ended.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Dict, List, Tuple
+
+from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.wire import json_values
+from checks.target import Target
+
+# -- E10: which server a URI is read from ----------------------------------------
+
+
+def resolved(package: Target, case: Dict[str, Any]) -> Told:
+    offers = package.module("resource_links").Offers()
+    for alias, uris in case["offers"]:
+        offers.offer(alias, list(uris))
+    answer = offers.resolve(case["uri"], case.get("server"))
+    if not (isinstance(answer, tuple) and len(answer) == 2):
+        return Told(f"returned {answer!r:.60}, not (alias, why)")
+    alias, why = answer
+    if alias is None:
+        return Told("refused, saying why" if isinstance(why, str) and why else "refused without saying why")
+    return Told(f"read it from {alias!r}" if isinstance(alias, str) else f"returned the alias {alias!r:.40}")
+
+
+def show_offers(case: Dict[str, Any]) -> str:
+    offered = "; ".join(f"{alias} offered {list(uris)!r:.80}" for alias, uris in case["offers"]) or "nothing offered"
+    named = f" from server {case['server']!r}" if "server" in case else ""
+    return f"{offered}, and the model asking for {case['uri']!r:.80}{named}"
+
+
+URIS = ["note://n-1", "note://n-2", "Note://n-1", "note://n-1/", "note://n%2D1", "note://é", "", " ",
+        "file:///etc/passwd", "note://n-1\n"]
+
+
+def offer_cases(st: Any, named: bool) -> Any:
+    # Few URIs and aliases, so that what the model asks for was often offered, by one or by two.
+    common = st.sampled_from(["note://n-1", "note://n-1", "note://n-2"])
+    uri = st.one_of(common, common, st.sampled_from(URIS))
+    alias = st.sampled_from(["notes", "archive", "notes", "archive", "tickets", "Notes", ""])
+    offers = st.lists(st.tuples(alias, st.lists(uri, min_size=1, max_size=3)), max_size=3)
+    server = st.one_of(alias, alias, st.sampled_from([None, 0, "notes ", "NOTES"]))
+    asked = st.one_of(uri, uri, uri, json_values(st))
+    if named:
+        return st.fixed_dictionaries({"offers": offers, "uri": asked, "server": server})
+    return st.fixed_dictionaries({"offers": offers, "uri": asked})
+
+
+ONE = [("notes", ["note://n-1"])]
+BOTH = [("notes", ["note://n-1"]), ("archive", ["note://n-1"])]
+
+E10 = Contract("E10", "Offers.resolve", (
+    Clause("E10.1", "must read a URI from the one server that offered it in this run (linked in a result or "
+                    "listed), exactly as offered: another case, a trailing '/', a percent-escape or a newline "
+                    "is another URI",
+           "lab rule (MCP leaves to the client where a resource link is read from)", resolved, show_offers,
+           edges=({"offers": ONE, "uri": "note://n-1"}, {"offers": ONE, "uri": "Note://n-1"},
+                  {"offers": ONE, "uri": "note://n-1/"}, {"offers": ONE, "uri": "note://n-1\n"},
+                  {"offers": [("notes", ["note://n-1", "note://n-1"])], "uri": "note://n-1"}),
+           inputs=lambda st: offer_cases(st, False), count=120),
+    Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
+                    "uri that is not a non-empty string (null, 0, a list, \"\"), never raising",
+           "lab rule: a link is the server's word; anything else could point the model anywhere", resolved,
+           show_offers,
+           edges=({"offers": [], "uri": "note://n-1"}, {"offers": ONE, "uri": None}, {"offers": ONE, "uri": ""},
+                  {"offers": ONE, "uri": 0}, {"offers": ONE, "uri": ["note://n-1"]}),
+           inputs=lambda st: offer_cases(st, False), count=100),
+    Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
+                    "read it from that one; must refuse a named server that did not offer it (names are exact: "
+                    "'NOTES' is not 'notes'), even when only one other server did",
+           "lab rule: URIs are not unique across servers, so a link from one is never read from another",
+           resolved, show_offers,
+           edges=({"offers": BOTH, "uri": "note://n-1"}, {"offers": BOTH, "uri": "note://n-1", "server": "archive"},
+                  {"offers": ONE, "uri": "note://n-1", "server": "archive"},
+                  {"offers": ONE, "uri": "note://n-1", "server": "NOTES"},
+                  {"offers": ONE, "uri": "note://n-1", "server": None},
+                  {"offers": ONE, "uri": "note://n-1", "server": ""},
+                  {"offers": ONE, "uri": "note://n-1", "server": 0}),
+           inputs=lambda st: offer_cases(st, True), count=150),
+))
+
+
+# -- E11: sampling with the person's approval -------------------------------------
+
+
+class Scripted:
+    """A terminal, a model and a budget that write down, in order, what happened."""
+
+    name = "scripted"
+
+    def __init__(self, package: Target, answers: List[Any], reply: str, budget: int) -> None:
+        self.package = package
+        self.events: List[str] = []
+        self.answers = list(answers)
+        self.reply = reply
+        events = self.events
+
+        class Out(io.StringIO):
+            def write(self, text: str) -> int:
+                # Told apart by what describe_ask and describe_reply always say.
+                events.append("showed the request" if "asks to use your model" in text else
+                              "showed the reply" if "answered;" in text else "said something")
+                return len(text)
+
+        self.terminal = package.module("terminal").Terminal(read=self.read, out=Out())
+        self.budget = package.module("sampling").Budget(budget)
+        self.max_tokens: List[Any] = []
+
+    def read(self, prompt: str) -> str:
+        self.events.append("asked")
+        answer = self.answers.pop(0) if self.answers else EOFError()
+        if isinstance(answer, BaseException):
+            raise answer
+        return str(answer)
+
+    async def next_turn(self, system: str, tools: Any, messages: Any) -> Any:
+        self.events.append("asked the model")
+        return self.package.module("model").ModelTurn(text=self.reply)
+
+
+async def sampled(package: Target, case: Dict[str, Any]) -> Told:
+    world = Scripted(package, case["answers"], case["reply"], case.get("budget", 3))
+    sampler = package.module("sampler").TerminalSampler(world, world.terminal, world.budget, cap=case.get("cap", 1024))
+    declined = package.module("sampling").Declined
+    try:
+        result = await sampler(case.get("alias", "tickets"), case["params"])
+    except declined:
+        ended = "declined"
+    else:
+        content = result.get("content") if isinstance(result, dict) else None
+        got = content.get("text") if isinstance(content, dict) else None
+        ended = f"sent back {got!r:.80} ({result.get('stopReason') if isinstance(result, dict) else '?'})"
+    steps = ", ".join(world.events) or "nothing happened"
+    return Told(f"{steps}; then {ended}; {world.budget.used} of the run's budget used")
+
+
+def request(text: str = "Draft a reply to T-101", max_tokens: Any = 200, system: Any = "Be brief.") -> Dict[str, Any]:
+    params: Dict[str, Any] = {"messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+                              "maxTokens": max_tokens}
+    if system is not None:
+        params["systemPrompt"] = system
+    return params
+
+
+def show_sampling(case: Dict[str, Any]) -> str:
+    return (f"a request {case['params']!r:.120}, the person answering {case['answers']!r:.60}, the model replying "
+            f"{case['reply']!r:.40}" + (f", a budget of {case['budget']}" if "budget" in case else "")
+            + (f", a cap of {case['cap']} tokens" if "cap" in case else ""))
+
+
+def sampling_cases(st: Any) -> Any:
+    # Mostly requests this client serves, answered mostly yes: the paths past the first question.
+    yes = st.sampled_from(["y", "yes", "Y", " yes ", "YES"])
+    other = st.sampled_from(["n", "", "no", "yes please", "ok", "true", "1", "<end of input>"])
+    answers = st.lists(st.one_of(yes, yes, other), max_size=3)
+    served = st.builds(request, st.text(max_size=20), st.integers(1, 3000), st.one_of(st.none(), st.text(max_size=10)))
+    odd = st.builds(request, st.text(max_size=5), st.one_of(st.integers(-2, 0), json_values(st)), st.none())
+    params = st.one_of(served, served, served, odd, json_values(st))
+    return st.fixed_dictionaries({"params": params, "answers": answers,
+                                  "reply": st.sampled_from(["Shipping Friday.", "x" * 50, ""])},
+                                 optional={"budget": st.integers(0, 2), "cap": st.integers(1, 20)})
+
+
+def typed(case: Dict[str, Any]) -> Dict[str, Any]:
+    """The case with "<end of input>" as the end of input it stands for (the corpus is JSON)."""
+    return {**case, "answers": [EOFError() if a == "<end of input>" else a for a in case["answers"]]}
+
+
+async def sampled_case(package: Target, case: Dict[str, Any]) -> Told:
+    return await sampled(package, typed(case))
+
+
+YES = ["y", "y"]
+E11 = Contract("E11", "TerminalSampler.__call__", (
+    Clause("E11.1", "must show the request (describe_ask) and ask before anything reaches the model, and must "
+                    "not ask the model unless the answer was a clear yes ('y' or 'yes', any case, spaces around): "
+                    "anything else, an empty line or the end of input declines (Declined)",
+           "MCP sampling: a human in the loop must be able to deny a request", sampled_case, show_sampling,
+           edges=({"params": request(), "answers": ["n"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": [""], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["<end of input>"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["yes please"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."}),
+           inputs=sampling_cases, count=120),
+    Clause("E11.2", "must show the model's reply (describe_reply) before asking to send it, and send it back "
+                    "(reply_result) only after a second clear yes; otherwise decline",
+           "MCP sampling: the human may review and deny the reply before it goes back", sampled_case,
+           show_sampling,
+           edges=({"params": request(), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y", "n"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y", "<end of input>"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y"], "reply": "Shipping Friday."}),
+           inputs=sampling_cases, count=120),
+    Clause("E11.3", "must take one from the run's budget before asking anyone, and ask no one when the budget is "
+                    "spent or the request is not one this client serves (sampling_ask declines it)",
+           "lab rule: a server may not make the person answer without end", sampled_case, show_sampling,
+           edges=({"params": request(), "answers": YES, "reply": "Shipping Friday.", "budget": 0},
+                  {"params": request(max_tokens=0), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": {"messages": []}, "answers": YES, "reply": "Shipping Friday."},
+                  {"params": None, "answers": YES, "reply": "Shipping Friday."}),
+           inputs=sampling_cases, count=80),
+    Clause("E11.4", "must cut the reply to the request's token cap (cut_reply) and say so in stopReason "
+                    "('maxTokens' when cut, 'endTurn' when not)",
+           "MCP sampling: maxTokens bounds the reply; lab rule: the client's cap bounds maxTokens", sampled_case,
+           show_sampling,
+           edges=({"params": request(max_tokens=2), "answers": YES, "reply": "x" * 50},
+                  {"params": request(max_tokens=3000), "answers": YES, "reply": "x" * 50, "cap": 3},
+                  {"params": request(max_tokens=200), "answers": YES, "reply": "x" * 50}),
+           inputs=sampling_cases, count=80),
+))
+
+CONTRACTS: Tuple[Contract, ...] = (E10, E11)

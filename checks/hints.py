@@ -120,7 +120,7 @@ HINTS: Dict[str, List[str]] = {
             "labs/GUIDE.md, section 11.11 (sampling).",
             "__call__: self.budget.take(); ask = sampling_ask(alias, params, self.cap); inside "
             "self.terminal.turn(...): say(describe_ask(ask)); not approved(await self._read(...)) -> raise "
-            "Declined; system, messages = conversation(ask, secrets.token_hex(6)); turn = await capped("
+            "Declined; system, messages = conversation(ask, new_fence()); turn = await capped("
             "self.model, ask.max_tokens).next_turn(system, [], messages); text, cut = cut_reply(turn.text, "
             "ask.max_tokens); say(describe_reply(...)); not approved(...) -> raise Declined; after the turn, "
             "return reply_result(text, self.model.name, cut)."],

@@ -57,6 +57,24 @@ def links_in(result: Any) -> List[str]:
             and isinstance(b.get("uri"), str) and 0 < len(b["uri"]) <= MAX_URI]
 
 
+NO_URI = "read_resource needs a uri (a string)."
+
+
+def not_offered_by(server: str, uri: str) -> str:
+    return (f"Server {shown(server, 40)!r} did not offer {shown(uri, 200)!r} in this run; only a URI a server "
+            "linked in a result or listed can be read, and only from that server.")
+
+
+def offered_by_several(uri: str, holders: List[str]) -> str:
+    return (f"Several servers offered {shown(uri, 200)!r} ({', '.join(shown(h, 40) for h in holders)}): call "
+            "read_resource again with server set to one of them.")
+
+
+def offered_by_none(uri: str) -> str:
+    return (f"No server offered {shown(uri, 200)!r} in this run: only a URI a server linked in a tool result or "
+            "listed can be read. Nothing was sent.")
+
+
 class Offers:
     """Which server offered which URI, in this run."""
 
@@ -73,20 +91,15 @@ class Offers:
         """(the alias to read `uri` from, "") or (None, why it cannot be read)."""
         # >>> extension E10 (resources): a linked URI is read only from a server that offered it
         if not isinstance(uri, str) or not uri:
-            return None, "read_resource needs a uri (a string)."
+            return None, NO_URI
         holders = self._by_uri.get(uri, [])
         if isinstance(server, str) and server:
-            if server in holders:
-                return server, ""
-            return None, (f"Server {shown(server, 40)!r} did not offer {shown(uri, 200)!r} in this run; only "
-                          "a URI a server linked in a result or listed can be read, and only from that server.")
+            return (server, "") if server in holders else (None, not_offered_by(server, uri))
         if len(holders) == 1:
             return holders[0], ""
         if holders:
-            return None, (f"Several servers offered {shown(uri, 200)!r} ({', '.join(holders)}): call "
-                          "read_resource again with server set to one of them.")
-        return None, (f"No server offered {shown(uri, 200)!r} in this run: only a URI a server linked in a "
-                      "tool result or listed can be read. Nothing was sent.")
+            return None, offered_by_several(uri, holders)
+        return None, offered_by_none(uri)
         # <<< extension E10
 
     def __contains__(self, uri: str) -> bool:

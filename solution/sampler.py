@@ -20,13 +20,12 @@ with a model configured, and a terminal to ask on or the user's explicit
 from __future__ import annotations
 
 import copy
-import secrets
 from typing import Any, Mapping
 
 from .jsonrpc import Json
 from .model import Model
 from .sampling import (MAX_TOKENS, Budget, Declined, approved, conversation, cut_reply, describe_ask,
-                       describe_reply, reply_result, sampling_ask)
+                       describe_reply, new_fence, reply_result, sampling_ask)
 from .terminal import Terminal
 
 
@@ -70,7 +69,7 @@ class TerminalSampler:
             self.terminal.say(describe_ask(ask))
             if not approved(await self._read("Send this to the model? [y/N]: ")):
                 raise Declined("the user declined to send it to the model")
-            system, messages = conversation(ask, secrets.token_hex(6))
+            system, messages = conversation(ask, new_fence())
             turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)
             text, cut = cut_reply(turn.text, ask.max_tokens)
             self.terminal.say(describe_reply(ask, text, self.model.name))

@@ -57,6 +57,24 @@ def links_in(result: Any) -> List[str]:
             and isinstance(b.get("uri"), str) and 0 < len(b["uri"]) <= MAX_URI]
 
 
+NO_URI = "read_resource needs a uri (a string)."
+
+
+def not_offered_by(server: str, uri: str) -> str:
+    return (f"Server {shown(server, 40)!r} did not offer {shown(uri, 200)!r} in this run; only a URI a server "
+            "linked in a result or listed can be read, and only from that server.")
+
+
+def offered_by_several(uri: str, holders: List[str]) -> str:
+    return (f"Several servers offered {shown(uri, 200)!r} ({', '.join(shown(h, 40) for h in holders)}): call "
+            "read_resource again with server set to one of them.")
+
+
+def offered_by_none(uri: str) -> str:
+    return (f"No server offered {shown(uri, 200)!r} in this run: only a URI a server linked in a tool result or "
+            "listed can be read. Nothing was sent.")
+
+
 class Offers:
     """Which server offered which URI, in this run."""
 
@@ -75,8 +93,9 @@ class Offers:
         # TODO extension E10: decide which server a URI the model asks for is read from
         # (labs/GUIDE.md section 11.10). self._by_uri maps each URI offered in this run to
         # the aliases that offered it, first first. Return (alias, "") to read it, or
-        # (None, why) to refuse without a request: no string uri; a server named that did
-        # not offer it; several offered it and none is named; nobody offered it.
+        # (None, why) to refuse without a request, with the reason below for each: no string
+        # uri (NO_URI); a server named that did not offer it (not_offered_by); several
+        # offered it and none is named (offered_by_several); nobody offered it (offered_by_none).
         # The clauses the checks hold it to: labs/GUIDE.md section 11.10.
         raise NotImplementedError("extension E10: decide which server a linked URI is read from "
                                   "(labs/GUIDE.md section 11.10)")

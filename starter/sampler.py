@@ -20,13 +20,12 @@ with a model configured, and a terminal to ask on or the user's explicit
 from __future__ import annotations
 
 import copy
-import secrets
 from typing import Any, Mapping
 
 from .jsonrpc import Json
 from .model import Model
 from .sampling import (MAX_TOKENS, Budget, Declined, approved, conversation, cut_reply, describe_ask,
-                       describe_reply, reply_result, sampling_ask)
+                       describe_reply, new_fence, reply_result, sampling_ask)
 from .terminal import Terminal
 
 

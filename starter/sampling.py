@@ -21,6 +21,7 @@ capability is not declared) are refused as the spec asks, with an error.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, List, Tuple
 
@@ -109,6 +110,11 @@ def describe_reply(ask: SamplingAsk, reply: str, model: str) -> str:
 def approved(answer: str) -> bool:
     """Only a clear yes approves: anything else (Enter, EOF's empty line) declines."""
     return answer.strip().lower() in ("y", "yes")
+
+
+def new_fence() -> str:
+    """A marker for the server's words that they cannot guess, so cannot close: one per request."""
+    return secrets.token_hex(6)
 
 
 def conversation(ask: SamplingAsk, fence: str) -> Tuple[str, List[Message]]:

@@ -29,7 +29,14 @@ def resolved(package: Target, case: Dict[str, Any]) -> Told:
         return Told(f"returned {answer!r:.60}, not (alias, why)")
     alias, why = answer
     if alias is None:
-        return Told("refused, saying why" if isinstance(why, str) and why else "refused without saying why")
+        if not (isinstance(why, str) and why):
+            return Told("refused without saying why")
+        # Several offered it: the model can only choose if the refusal names them all.
+        holders = [a for a, uris in case["offers"] if a and case["uri"] in uris] if isinstance(case["uri"], str) else []
+        holders = list(dict.fromkeys(holders))
+        named = sum(1 for a in holders if a in why) if len(holders) > 1 else 0
+        return Told(f"refused, naming {named} of the {len(holders)} servers that offered it"
+                    if len(holders) > 1 else "refused, saying why")
     return Told(f"read it from {alias!r}" if isinstance(alias, str) else f"returned the alias {alias!r:.40}")
 
 

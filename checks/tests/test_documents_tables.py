@@ -194,7 +194,7 @@ def test_each_extension_section_names_the_file_and_function_the_checks_judge() -
     from checks.exercises import EXTENSIONS
     headings = dict(re.findall(r"^### (11\.\d+) .*?\((E\d+): ", docs.text("labs/GUIDE.md"), re.M))
     for name, extension in EXTENSIONS.items():
-        heading = re.search(rf"^### (11\.\d) .*\({name}: `starter/([\w.]+)`, `([\w.]+)`\)$",
+        heading = re.search(rf"^### (11\.\d+) .*\({name}: `starter/([\w.]+)`, `([\w.]+)`\)$",
                             docs.text("labs/GUIDE.md"), re.M)
         assert heading is not None, f"labs/GUIDE.md: no section heading for {name}"
         assert (f"section {heading.group(1)}", heading.group(2), heading.group(3)) == \

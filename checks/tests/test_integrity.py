@@ -142,7 +142,7 @@ def test_the_solution_passes_every_extension() -> None:
 @pytest.mark.parametrize("name", sorted(EXTENSIONS))
 def test_each_extension_alone_flips_exactly_its_own_item(variant: Variant, name: str) -> None:
     verdicts = verdicts_for(variant("starter", extensions=(name,)), extensions=True)
-    expected = STARTER_GREEN | {10 + int(name[1])}
+    expected = STARTER_GREEN | {10 + int(name[1:])}
     assert passing(verdicts) == expected, unexpected(verdicts, expected)
 
 

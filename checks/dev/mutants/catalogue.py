@@ -268,9 +268,11 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
                   "        elif name == \"retry\" and value.isascii() and value.isdigit():\n", "E9", ("clause E9.3", "retry: 1111111111111111")),
     LearnerMutant("the first server that offered a URI wins when two did", "E10",
-                  "        if len(holders) == 1:\n", "        if holders:\n", "E10", ("clause E10.1",)),
+                  "        if len(holders) == 1:\n", "        if holders:\n", "E10",
+                  ("a URI two servers offered is not read until the model names the server",)),
     LearnerMutant("a named server is taken at its word, offered or not", "E10",
-                  "            if server in holders:\n", "            if True:\n", "E10", ("clause E10.3",)),
+                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n",
+                  "            return server, \"\"\n", "E10", ("clause E10.3",)),
     LearnerMutant("a URI matched without regard to case", "E10",
                   "        holders = self._by_uri.get(uri, [])\n",
                   "        holders = next((h for u, h in self._by_uri.items() if u.lower() == uri.lower()), [])\n",
@@ -278,21 +280,21 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("the model asked before the person said yes", "E11",
                   "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n"
                   "                raise Declined(\"the user declined to send it to the model\")\n"
-                  "            system, messages = conversation(ask, secrets.token_hex(6))\n"
+                  "            system, messages = conversation(ask, new_fence())\n"
                   "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n",
-                  "            system, messages = conversation(ask, secrets.token_hex(6))\n"
+                  "            system, messages = conversation(ask, new_fence())\n"
                   "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
                   "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n"
                   "                raise Declined(\"the user declined to send it to the model\")\n",
-                  "E11", ("clause E11.1",)),
+                  "E11", ("a request the person declined never reaches the model",)),
     LearnerMutant("any answer but an empty line approves", "E11",
                   "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
                   "            if not (await self._read(\"Send this to the model? [y/N]: \")).strip():\n",
-                  "E11", ("clause E11.1",)),
+                  "E11", ("a request the person declined never reaches the model",)),
     LearnerMutant("the reply sent back without the second question", "E11",
                   "            if not approved(await self._read(f\"Send this reply to server '{alias}'? [y/N]: \")):\n"
                   "                raise Declined(\"the user declined to send the model's reply\")\n", "", "E11",
-                  ("expected: the reply the person declined to send never reaches the server",)),
+                  ("the model's reply is shown before the person is asked to send it",)),
     LearnerMutant("the run's budget never taken", "E11", "        self.budget.take()\n", "", "E11",
                   ("clause E11.1", "of the run's budget used")),
 )

@@ -76,6 +76,14 @@ PAGER_BY_KEY = '''    params: Json = {}
         params = {"cursor": page["nextCursor"]}
 '''
 
+RANKED = "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:max(limit, 0)]]\n"
+SCORED = '''        score = 3 * len(wanted & name) + 2 * len(wanted & words(title if isinstance(title, str) else "")) \\
+            + len(wanted & words(description if isinstance(description, str) else ""))
+'''
+RELIST = '''        if self._task_group is not None and alias in self.connections:
+            self._task_group.start_soon(self._relist, alias)
+'''
+
 CATALOGUE: Tuple[LearnerMutant, ...] = (
     # -- exercise 1: a reply carries either a result or an error -----------------
     LearnerMutant("only results are handled (the starter)", "1",
@@ -104,6 +112,8 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "3", ("1 tools/list request(s)", "nextCursor ''")),
     LearnerMutant("only an absent nextCursor ends the list: null is sent back", "2", PAGER, PAGER_BY_KEY,
                   "3", ("clause 2.1", '"cursor": null')),
+    LearnerMutant("a nextCursor that is not a string taken for the end", "2", "        if cursor is None:\n",
+                  "        if not isinstance(cursor, str):\n", "3", ("clause 2.2", "nextCursor 0")),
     # -- exercise 3: prefix, cut and hash -----------------------------------------
     LearnerMutant("no prefix: the tool's own name", "3", NAMED, "    return tool_name\n", "5",
                   ("one search shadows the other",)),
@@ -143,6 +153,16 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("the reason as str(exc): a timeout's is empty", "4",
                   "                offline[spec.alias] = reason(exc)\n", "                offline[spec.alias] = str(exc)\n",
                   "8", ("its reason is ''", "reason(exc) does")),
+    LearnerMutant("BaseException caught: the user's Ctrl-C written down as a server's failure", "4",
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n",
+                  "            except BaseException as exc:\n", "8", ("clause 4.4", "raised KeyboardInterrupt")),
+    LearnerMutant("the reason cut to 60 characters", "4", "                offline[spec.alias] = reason(exc)\n",
+                  "                offline[spec.alias] = reason(exc)[:60]\n", "8",
+                  ("clause 4.2", "short of reason(exc)", "notes_db")),
+    LearnerMutant("the server's own (per-request) timeout taken as its discovery's limit", "4", LIMITED,
+                  "                with anyio.fail_after(spec.timeout or self.discovery_timeout):\n"
+                  "                    found[spec.alias] = await self.connect(spec)\n", "8",
+                  ("clause 4.3", "its own timeout 1 s")),
     # -- E1: consent ------------------------------------------------------------------
     LearnerMutant("a missing readOnlyHint read as true", "E1",
                   '    return trusted and entry.annotations.get("readOnlyHint") is True\n',

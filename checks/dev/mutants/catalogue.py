@@ -176,10 +176,26 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
                   '    return entry.annotations.get("readOnlyHint") is True\n', "E1", ("tickets is untrusted",)),
     # -- E2: list changes ---------------------------------------------------------------
-    LearnerMutant("the announcement is ignored (the starter)", "E2",
-                  "        if self._task_group is not None and alias in self.connections:\n"
-                  "            self._task_group.start_soon(self._relist, alias)\n", "        return\n", "E2",
+    LearnerMutant("the announcement is ignored (the starter)", "E2", RELIST, "        return\n", "E2",
                   ("the table never changed",)),
+    LearnerMutant("a re-list of its own for each announcement, one at a time behind a lock", "E2", RELIST,
+                  "        if self._task_group is not None and alias in self.connections:\n"
+                  "            lock = self.__dict__.setdefault(\"_relist_lock\", anyio.Lock())\n\n"
+                  "            async def relist() -> None:\n"
+                  "                async with lock:\n"
+                  "                    await self._relist_once(alias)\n"
+                  "            self._task_group.start_soon(relist)\n", "E2",
+                  ("clause E2.4", "22 announcement(s)")),
+    LearnerMutant("every connected server re-listed on any announcement", "E2", RELIST,
+                  "        if self._task_group is not None and alias in self.connections:\n"
+                  "            for other in list(self.connections):\n"
+                  "                self._task_group.start_soon(self._relist, other)\n", "E2",
+                  ("clause E2.5", "1 more time(s)")),
+    LearnerMutant("the re-list started with asyncio.ensure_future, owned by no task group", "E2", RELIST,
+                  "        if alias in self.connections:\n"
+                  "            import asyncio\n"
+                  "            asyncio.ensure_future(self._relist(alias))\n", "E2",
+                  ("clause E2.6", "a task no one owns")),
     # -- E4: many tools ---------------------------------------------------------------------
     LearnerMutant("matches kept in catalogue order, best not first", "E4",
                   "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
@@ -200,6 +216,10 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        self._progress_at[token] = anyio.current_time()\n",
                   "        self._progress_at[token] = __import__(\"time\").time()\n", "E3",
                   ("clause E3.2", "event loop's clock")),
+    LearnerMutant("the time of a report on time.monotonic(), not the event loop's clock", "E3",
+                  "        self._progress_at[token] = anyio.current_time()\n",
+                  "        self._progress_at[token] = __import__(\"time\").monotonic()\n", "E3",
+                  ("clause E3.2", "here not time.monotonic()")),
     # -- E5: structured results ------------------------------------------------------------
     LearnerMutant("structuredContent handed over even from an error", "E5",
                   '    if result.get("isError") or entry is None:\n        return None\n', "", "E5",

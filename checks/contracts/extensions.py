@@ -149,8 +149,9 @@ def reports(st: Any) -> Any:
 
 
 def ranked(package: Target, case: Dict[str, Any]) -> Any:
-    entries = [entry(package, {"name": t["name"], "title": t["title"], "description": t["description"],
-                               "inputSchema": {"type": "object"}}) for t in case["tools"]]
+    entries = [entry(package, {"name": t["name"], "inputSchema": {"type": "object"},
+                               **{k: t[k] for k in ("title", "description") if t[k] != ABSENT}})
+               for t in case["tools"]]
     found = package.meta_tools.rank(case["query"], entries, case["limit"])
     return [getattr(e, "original_name", e) for e in found]
 
@@ -161,8 +162,9 @@ def ranked_set(package: Target, case: Dict[str, Any]) -> Told:
 
 
 def show_rank(case: Dict[str, Any]) -> str:
-    tools = "; ".join(f"{t['name']} (title {t['title']!r}, description {t['description']!r})"
-                      for t in case["tools"])
+    def text(tool: Dict[str, Any], key: str) -> str:
+        return f"no {key}" if tool[key] == ABSENT else f"{key} {tool[key]!r}"
+    tools = "; ".join(f"{t['name']} ({text(t, 'title')}, {text(t, 'description')})" for t in case["tools"])
     return f"the query {case['query']!r} with limit {case['limit']} over [{tools}]"
 
 
@@ -176,7 +178,7 @@ def catalogues(st: Any, cut: bool) -> Any:
     word = st.sampled_from(VOCABULARY)
     text = st.lists(word, max_size=4).map(" ".join)
     name = st.lists(word, min_size=1, max_size=3).map(lambda ws: "_".join(w.lower() for w in ws))
-    tool = st.fixed_dictionaries({"name": name, "title": text, "description": text})
+    tool = st.fixed_dictionaries({"name": name, "title": st.one_of(text, st.just(ABSENT)), "description": text})
 
     def build(query: str, tools: List[Dict[str, str]], limit: int) -> Dict[str, Any]:
         for number, tool in enumerate(tools):  # names unique, as one server's are
@@ -184,7 +186,7 @@ def catalogues(st: Any, cut: bool) -> Any:
         return {"query": query, "tools": tools, "limit": limit if cut else len(tools) + 1}
     query = st.one_of(text, st.sampled_from(["", "  ", "NOTE", "note.search", "read_note", "ticket?", "srv",
                                              "mcp srv", "from", "port"]))
-    return st.builds(build, query, st.lists(tool, max_size=6), st.integers(0, 3))
+    return st.builds(build, query, st.lists(tool, max_size=6), st.integers(-2, 3))
 
 
 # -- E5: structured results ---------------------------------------------------------
@@ -279,7 +281,9 @@ CONTRACTS = (
                    {"query": "note", "limit": 9, "tools": [{"name": "note", "title": None, "description": None}]}),
                inputs=lambda st: catalogues(st, False), count=120),
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
-                       "description, best first, and keep the catalogue's order among equal scores",
+                       "description, best first, and keep the catalogue's order among equal scores; the "
+                       "title is the tool's own (a tool without one has none: ToolEntry.title, which falls "
+                       "back to the name, would count the name's words twice)",
                "lab rule (guide section 11.4)", ranked, show_rank,
                edges=({"query": "search search note", "limit": 9, "tools": [  # a word counts once
                    {"name": "read_note", "title": "", "description": ""},
@@ -287,11 +291,20 @@ CONTRACTS = (
                    {"query": "note search", "limit": 9, "tools": [
                    {"name": "list_tags", "title": "", "description": "note search"},
                    {"name": "search", "title": "note", "description": ""},
-                   {"name": "search_note", "title": "", "description": ""}]},),
+                   {"name": "search_note", "title": "", "description": ""}]},
+                   {"query": "export", "limit": 9, "tools": [
+                   {"name": "export_a", "title": ABSENT, "description": ""},
+                   {"name": "export_b", "title": "export", "description": ""}]},
+                   {"query": "export", "limit": 9, "tools": [
+                   {"name": "export_a", "title": "", "description": ""},
+                   {"name": "export_b", "title": "Export", "description": ""}]}),
                inputs=lambda st: catalogues(st, False), count=120),
-        Clause("E4.3", "must return at most `limit` entries, the best ones (none for a limit of 0)",
+        Clause("E4.3", "must return at most `limit` entries, the best ones (none for a limit of 0 or "
+                       "below: a slice [:-1] would keep all but the last)",
                "lab rule: the model asked for that many", ranked, show_rank,
-               edges=({"query": "note", "limit": 0, "tools": [{"name": "note", "title": "", "description": ""}]},),
+               edges=({"query": "note", "limit": 0, "tools": [{"name": "note", "title": "", "description": ""}]},
+                      {"query": "note", "limit": -1, "tools": [{"name": f"note_{n}", "title": "", "description": ""}
+                                                               for n in range(3)]}),
                inputs=lambda st: catalogues(st, True), count=80),
     )),
     Contract("E5", "structured_data", (

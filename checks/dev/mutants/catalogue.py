@@ -197,14 +197,17 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "            asyncio.ensure_future(self._relist(alias))\n", "E2",
                   ("clause E2.6", "a task no one owns")),
     # -- E4: many tools ---------------------------------------------------------------------
-    LearnerMutant("matches kept in catalogue order, best not first", "E4",
-                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
-                  "    return [entry for _, _, entry in scored[:limit]]\n", "E4",
+    LearnerMutant("matches kept in catalogue order, best not first", "E4", RANKED,
+                  "    return [entry for _, _, entry in scored[:max(limit, 0)]]\n", "E4",
                   ("search_tools finds export_invoice first",)),
-    LearnerMutant("names only: titles and descriptions never searched", "E4",
-                  "        score = 3 * len(wanted & name) + 2 * len(wanted & words(entry.title)) \\\n"
-                  "            + len(wanted & words(str(entry.tool.get(\"description\", \"\"))))\n",
+    LearnerMutant("names only: titles and descriptions never searched", "E4", SCORED,
                   "        score = len(wanted & name)\n", "E4", ("for 'alpha beta gamma', lab's tools in this order",)),
+    LearnerMutant("a negative limit sliced from the end", "E4", RANKED,
+                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
+                  "E4", ("clause E4.3", "limit -1")),
+    LearnerMutant("the title read through ToolEntry.title, which falls back to the name", "E4",
+                  '2 * len(wanted & words(title if isinstance(title, str) else ""))',
+                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.2", "export_a (no title")),
     # -- E3: progress -------------------------------------------------------------------
     LearnerMutant("progress taken as a number without a check", "E3",
                   "        if not is_number(progress):\n            return  # not a progress report: nothing to "

@@ -55,7 +55,8 @@ def show_task(case: Dict[str, Any]) -> str:
 def snapshots(st: Any, statuses: List[str]) -> Any:
     words = st.text(PLAIN, max_size=24)
     error = st.one_of(st.none(), st.fixed_dictionaries(
-        {"code": st.integers(-33000, 40000), "message": words}))
+        {"code": st.integers(-33000, 40000), "message": words}),
+        st.sampled_from(["disk full", 42, [], True]))  # no error object at all
     result = st.one_of(st.fixed_dictionaries({"content": st.just([{"type": "text", "text": "done"}])},
                                              optional={"isError": st.booleans(),
                                                        "structuredContent": json_values(st)}),
@@ -186,11 +187,14 @@ CONTRACTS = (
                inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
         Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
                        "and names the server's error code and message, or its statusMessage when the "
-                       "server sent no error object",
-               "MCP tasks: a failed task carries the JSON-RPC error", ending, show_task,
+                       "server sent no error object (an error that is not an object is none: no code "
+                       "to name)",
+               "MCP tasks: a failed task carries the JSON-RPC error; one that is not an object the lab reads "
+               "as none (lab rule)", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
                       task("failed", message="ran out of time"), task("failed"),
-                      task("failed", error={"message": "boom"})),
+                      task("failed", error={"message": "boom"}),
+                      task("failed", error="disk full", message="export failed: disk full on /var")),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
                        "cancelled, with the statusMessage, whoever cancelled it",

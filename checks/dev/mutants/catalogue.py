@@ -252,6 +252,10 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        return state.result\n    if state.status == \"failed\":",
                   '        if state.result.get("isError"):\n            return error_result("The task failed.")\n'
                   "        return state.result\n    if state.status == \"failed\":", "E6", ("clause E6.1",)),
+    LearnerMutant("an error that is not an object read as one: a made-up code, no statusMessage", "E6",
+                  "McpError.from_reply(state.error) if isinstance(state.error, dict) else None",
+                  "McpError.from_reply(state.error) if state.error is not None else None", "E6",
+                  ("clause E6.2", "not naming the statusMessage")),
     # -- E7: elicitation --------------------------------------------------------------------------
     LearnerMutant("every field a text field", "E7", '    kind = schema.get("type")\n',
                   '    return FormField(name, "text", str(name), "", required)\n', "E7",

@@ -167,7 +167,8 @@ def odd_schemas(st: Any) -> Any:
 
 
 SECRET_NAMES = ["password", "api_key", "apiKey", "token", "pin", "PIN", "pin code", "pinned", "pine",
-                "client secret", "ssn", "cvv", "passphrase", "name", "email", "note", "keyboard"]
+                "client secret", "ssn", "cvv", "passphrase", "name", "email", "note", "keyboard",
+                "api", "private", "Key features", "code"]  # the last four: a secret only when run together
 
 
 def field(name: str, schema: Any, required: bool = False) -> Dict[str, Any]:
@@ -244,13 +245,17 @@ CONTRACTS = (
                       field("x", "string"), field("x", {"type": ["string", "null"]})),
                inputs=lambda st: field_cases(st, odd_schemas(st)), count=120),
         Clause("E7.4", "must flag a field whose name, title, description or format asks for a password, "
-                       "token, key, PIN or other secret, and no other",
-               "MCP elicitation: form mode must not be used to ask for secrets", secret, show_field,
+                       "token, key, PIN or other secret, and no other: each text on its own (the end of one "
+                       "and the start of the next are no phrase), \"pin\" alone only as the name",
+               "MCP elicitation: form mode must not be used to ask for secrets; which words ask for one is "
+               "a lab rule", secret, show_field,
                edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
                       field("note", {"type": "string", "title": "API key"}),
                       field("note", {"type": "string", "title": "Password"}),
                       field("note", {"type": "string", "description": "your token"}),
-                      field("code", {"type": "string", "title": "Enter your PIN"})),
+                      field("code", {"type": "string", "title": "Enter your PIN"}),
+                      field("api", {"type": "string", "title": "Key features you want"}),
+                      field("private", {"type": "string", "description": "key rotation schedule"})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

@@ -263,7 +263,8 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("any type accepted", "E7",
                   '        raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")',
                   '        made.kind = "text"', "E7", ("a form cannot show it (raise Unsupported)",)),
-    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(", "    made.secret = False and bool(",
+    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n",
+                  "    made.secret = False and \\\n",
                   "E7", ("secret False (want True)",)),
     LearnerMutant("faked: every question declined without asking anyone", "E7",
                   "        reply[\"result\"] = await answer(elicitor, alias, params, related_task(params))\n",
@@ -272,6 +273,11 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("a missing title left empty, not the property's name", "E7",
                   'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
                   ("title '' (want 'ratio')",)),
+    LearnerMutant("the texts joined before the search: 'api' and 'Key features' make an API key", "E7",
+                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n"
+                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
+                  "    made.secret = bool(SECRET_WORDS.search(\" \".join((name, made.title, made.description, made.format))))\n",
+                  "E7", ("clause E7.4", "'api'")),
     # -- E8: code mode --------------------------------------------------------------------------------
     LearnerMutant("enums typed as plain strings", "E8",
                   "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",

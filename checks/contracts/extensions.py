@@ -278,7 +278,11 @@ CONTRACTS = (
                    {"name": "read_note", "title": "Read a note", "description": "by id"},
                    {"name": "open_ticket", "title": "", "description": ""}]},
                    {"query": "", "limit": 9, "tools": [{"name": "a", "title": "a", "description": "a"}]},
-                   {"query": "note", "limit": 9, "tools": [{"name": "note", "title": None, "description": None}]}),
+                   {"query": "note", "limit": 9, "tools": [{"name": "note", "title": None, "description": None}]},
+                   # words() cuts a name at every character outside [a-z0-9], as it cuts the query
+                   {"query": "export résumé", "limit": 9, "tools": [
+                       {"name": "export-invoice", "title": ABSENT, "description": ABSENT},
+                       {"name": "résumé_0", "title": ABSENT, "description": ABSENT}]}),
                inputs=lambda st: catalogues(st, False), count=120),
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
                        "description, best first, and keep the catalogue's order among equal scores; the "

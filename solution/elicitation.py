@@ -116,7 +116,11 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
         made.kind = "boolean"
     else:
         raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")
-    made.secret = bool(SECRET_WORDS.search(" ".join((name, made.title, made.description, made.format))))
+    # Each text on its own: joined, the end of one and the start of the next read as one
+    # phrase (a field "api" titled "Key features" is no API key). "pin" alone counts
+    # only as the field's name: the other texts are searched from a space, not a start.
+    made.secret = bool(SECRET_WORDS.search(name)) or \
+        any(SECRET_WORDS.search(" " + text) for text in (made.title, made.description, made.format))
     return made
     # <<< extension E7
 

@@ -54,11 +54,15 @@ def rank(query: str, entries: List[ToolEntry], limit: int) -> List[ToolEntry]:
     scored = []
     for order, entry in enumerate(entries):
         name = words(entry.original_name.replace("_", " ").replace(".", " "))
-        score = 3 * len(wanted & name) + 2 * len(wanted & words(entry.title)) \
-            + len(wanted & words(str(entry.tool.get("description", ""))))
+        # The tool's own title and description, as the server gave them: not
+        # ToolEntry.title, which falls back to the name (its words would count twice).
+        title, description = entry.tool.get("title"), entry.tool.get("description")
+        score = 3 * len(wanted & name) + 2 * len(wanted & words(title if isinstance(title, str) else "")) \
+            + len(wanted & words(description if isinstance(description, str) else ""))
         if score:
             scored.append((-score, order, entry))  # ties keep the catalogue's order
-    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]
+    # A limit below 0 is none at all (a slice would count it from the end).
+    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:max(limit, 0)]]
     # <<< extension E4
 
 

@@ -109,7 +109,8 @@ def settled(state: TaskState) -> Optional[Json]:
             raise ProtocolViolation(f"task {shown(state.task_id, ID_CHARS)} completed without a result")
         return state.result
     if state.status == "failed":
-        error = McpError.from_reply(state.error) if state.error is not None else None
+        # Not an object, it is no JSON-RPC error: the statusMessage says more than a made-up code.
+        error = McpError.from_reply(state.error) if isinstance(state.error, dict) else None
         why = f"error {error.code}: {error.message}" if error else (state.message or "no reason given")
         return error_result(f"The task failed on the server ({shown(why, REASON_CHARS)}).")
     if state.status == "cancelled":

@@ -39,6 +39,7 @@ from checks.exercises import EXERCISES, EXTENSIONS
 from checks.fixtures import Lab
 from checks.harness import Fail, ItemBody
 from checks.contracts.clause import Clause, Contract, Raised, Told
+from checks.contracts.ownloop import observe_each
 from checks.target import Target
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -77,8 +78,8 @@ async def observe(clause: Clause, package: Target, example: Any) -> str:
         seen = clause.look(package, copy.deepcopy(example))  # a function may change its input
         if inspect.isawaitable(seen):
             seen = await seen
-    except Exception as exc:  # the learner's code may raise anything: that is what we compare
-        seen = Raised(type(exc).__name__)
+    except (Exception, KeyboardInterrupt) as exc:  # the learner's code may raise anything: that is what we
+        seen = Raised(type(exc).__name__)  # compare (a cancellation of the judge is neither, and goes on)
     return text_of(seen)
 
 
@@ -92,7 +93,11 @@ def text_of(observation: Any) -> str:
 async def observe_all(clause: Clause, package: Target, examples: List[Any]) -> List[str]:
     """`observe` on every input, all at once: an input whose server never answers
     costs its time limit once for the whole clause, not once per input (each
-    input has servers of its own)."""
+    input has servers of its own). A clause with a loop of its own
+    (`Clause.loop`) is judged there, where a time limit costs nothing."""
+    if clause.loop != "judge":
+        return await observe_each(lambda example: observe(clause, package, example), examples,
+                                  alone=clause.loop == "alone")
     seen: List[str] = [""] * len(examples)
 
     async def one(index: int) -> None:

@@ -1,12 +1,16 @@
-"""E2's contract: `Aggregator.list_changed`, with one scripted server in memory.
+"""E2's contract: `Aggregator.list_changed`, with two scripted servers in
+memory, one that changes and one that never does.
 
 The server's tool list goes through versions; each change is announced with
 `list_changed`. The first re-list's request is held at the server (its answer
 already made from the list as it was when the request came) while more
 changes are announced: the race a server that changes twice in a row sets
-up. Then the answer is let go and the aggregator left to settle, counted in
-turns of the event loop (nothing here waits on a clock: the server answers
-in memory). What is observed is the table the model would see at the end.
+up, and (with a burst of announcements) the amplification a hostile one
+tries. Then the answer is let go and the aggregator left to settle, counted
+in turns of the event loop (nothing here waits on a clock: the servers answer
+in memory). What is observed is the table the model would see at the end,
+how often each server was listed, and, when the aggregator is cancelled with
+that answer still held, whether a re-list outlived it.
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ class ChangingServer:
     and a gate that can hold the next answer."""
 
     era = "current"
-    alias = "srv"
 
     def __init__(self, tools: List[str]) -> None:
         self.tools = tools
         self.asked = 0
         self.answered = 0
+        self.listings = 0  # requests for a first page: each is one listing of the whole list
+        self.waiting = 0  # requests held at the gate now
         self.hold_next = False
         self.held = anyio.Event()  # set when a held request has arrived
         self.release = anyio.Event()
@@ -43,6 +48,7 @@ class ChangingServer:
         await anyio.sleep(0)  # a turn of the loop, as a real request takes
         self.asked += 1
         start = int((params or {}).get("cursor") or 0)
+        self.listings += start == 0
         names = self.tools[start:start + PAGE]  # the answer is made now, from the list as it is now
         page: Dict[str, Any] = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]}
         if start + PAGE < len(self.tools):
@@ -50,7 +56,11 @@ class ChangingServer:
         if self.hold_next:
             self.hold_next = False
             self.held.set()
-            await self.release.wait()
+            self.waiting += 1
+            try:
+                await self.release.wait()
+            finally:  # let go, or cancelled with the task that asked
+                self.waiting -= 1
         self.answered += 1
         return page
 
@@ -79,47 +89,106 @@ async def settle(server: ChangingServer) -> None:
             quiet += 1
 
 
-async def final_table(package: Target, case: Dict[str, Any]) -> Told:
+async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
+    """The history in `case` played to the learner's aggregator, with a second
+    server beside it whose list never changes; what each server saw, and the
+    table the model would see at the end."""
     versions: List[List[str]] = case["versions"]
-    server = ChangingServer(versions[0])
+    server, steady = ChangingServer(versions[0]), ChangingServer(["steady"])
+    scripted = {"srv": server, "other": steady}
     Connection = package.module("connector").Connection
     ServerInfo = package.discovery.ServerInfo
-    config = package.config.config_of([package.config.ServerSpec("srv", "python")], "<contract>")
+    config = package.config.config_of([package.config.ServerSpec(alias, "python") for alias in scripted],
+                                      "<contract>")
 
     class Scripted(package.aggregator.Aggregator):  # type: ignore[misc, name-defined]
         async def connect(self, spec: Any) -> Any:
-            found = await package.discovery.list_all_tools(server)
-            return Connection(spec.alias, server, ServerInfo(spec.alias, "1"), found)
+            found = await package.discovery.list_all_tools(scripted[spec.alias])
+            return Connection(spec.alias, scripted[spec.alias], ServerInfo(spec.alias, "1"), found)
 
-    async with Scripted(config, request_timeout=BOUND, discovery_timeout=BOUND) as tools:
-        await tools.refresh()
-        with anyio.move_on_after(BOUND) as bound:
-            for number, version in enumerate(versions[1:]):
-                server.tools = version
-                during = case["during"] and number > 0
-                if case["during"] and number == 0:
-                    server.hold_next = True
-                tools.list_changed("srv")
-                if case["during"] and number == 0:
-                    await in_flight(server)  # the first re-list is now in flight, its answer made
-                if not during and not case["during"]:
-                    await settle(server)
-            server.release.set()
-            await settle(server)
-            if case.get("ghost"):
-                tools.list_changed("ghost")  # not a server of this aggregator: nothing to do
+    seen: Dict[str, Any] = {"server": server}
+    with anyio.CancelScope() as ended:  # the aggregator's `async with` cancelled, as a Ctrl-C does
+        async with Scripted(config, request_timeout=BOUND, discovery_timeout=BOUND) as tools:
+            await tools.refresh()
+            before = {"listings": server.listings, "other": steady.asked}
+            with anyio.move_on_after(BOUND) as bound:
+                for number, version in enumerate(versions[1:]):
+                    server.tools = version
+                    during = case["during"] and number > 0
+                    if case["during"] and number == 0:
+                        server.hold_next = True
+                    tools.list_changed("srv")
+                    if case["during"] and number == 0:
+                        await in_flight(server)  # the first re-list is now in flight, its answer made
+                    if not during and not case["during"]:
+                        await settle(server)
+                for _ in range(case.get("burst", 0)):
+                    tools.list_changed("srv")
+                if case.get("cancel"):
+                    ended.cancel()
+                    await anyio.sleep(0)
+                server.release.set()
                 await settle(server)
-        if bound.cancelled_caught:
-            return Told(f"never settled within {BOUND:g} s (a re-list that never asked, or never ended)")
-        names = sorted(e.original_name for e in tools.entries.values() if e.alias == "srv")
-        return Told(f"left the table with {names}")
+                if case.get("ghost"):
+                    tools.list_changed("ghost")  # not a server of this aggregator: nothing to do
+                    await settle(server)
+            seen.update(never=bound.cancelled_caught, relists=server.listings - before["listings"],
+                        others=steady.asked - before["other"],
+                        names=sorted(e.original_name for e in tools.entries.values() if e.alias == "srv"))
+    if case.get("cancel"):
+        for _ in range(SETTLE):  # turns for whatever the aggregator left running to move on
+            await anyio.sleep(0)
+        seen["left"] = server.waiting
+    return seen
+
+
+NEVER = Told(f"never settled within {BOUND:g} s (a re-list that never asked, or never ended)")
+
+
+async def final_table(package: Target, case: Dict[str, Any]) -> Told:
+    seen = await run(package, case)
+    return NEVER if seen["never"] else Told(f"left the table with {seen['names']}")
+
+
+def announcements(case: Dict[str, Any]) -> int:
+    return len(case["versions"]) - 1 + int(case.get("burst", 0))
+
+
+async def relists(package: Target, case: Dict[str, Any]) -> Told:
+    seen = await run(package, case)
+    if seen["never"]:
+        return NEVER
+    return Told(f"listed that server again {seen['relists']} time(s) for {announcements(case)} announcement(s)")
+
+
+async def others(package: Target, case: Dict[str, Any]) -> Told:
+    seen = await run(package, case)
+    if seen["never"]:
+        return NEVER
+    asked = seen["others"]
+    return Told(f"asked the server that announced nothing for its tools {asked} more time(s)" if asked
+                else "asked no other server again")
+
+
+async def owned(package: Target, case: Dict[str, Any]) -> Told:
+    seen = await run(package, case)
+    if seen.get("left"):
+        return Told("left a re-list waiting on the server after the aggregator had ended: a task no one "
+                    "owns (asyncio keeps only a weak reference to it), not one in self._task_group")
+    return Told("ended its re-lists with the aggregator")
 
 
 def show(case: Dict[str, Any]) -> str:
     steps = " -> ".join(str(v) for v in case["versions"])
-    how = ("the later changes announced while the first re-list's answer was still on its way"
-           if case["during"] else "each change announced after the last re-list had ended")
-    return f"a server whose tools went {steps} ({PAGE} a page), {how}"
+    if case.get("cancel"):
+        how = "and the aggregator's `async with` cancelled (a Ctrl-C) while that re-list's answer was on its way"
+    elif case["during"]:
+        how = "the later changes announced while the first re-list's answer was still on its way"
+    else:
+        how = "each change announced after the last re-list had ended"
+    burst = f", then {case['burst']} more announcements of the last while it was" if case.get("burst") else ""
+    return (f"a server whose tools went {steps} ({PAGE} a page), {how}{burst} (beside it, a server "
+            "whose tools never changed)")
 
 
 def histories(st: Any, during: bool) -> Any:
@@ -128,6 +197,19 @@ def histories(st: Any, during: bool) -> Any:
     return st.builds(lambda vs: {"versions": vs, "during": during},
                      count.flatmap(lambda n: st.lists(names, min_size=n, max_size=n)))
 
+
+def bursts(st: Any) -> Any:
+    """Histories whose changes come while a re-list runs, some with a burst of announcements after."""
+    return st.builds(lambda case, burst: {**case, **({"burst": burst} if burst else {})},
+                     histories(st, True), st.sampled_from([0, 0, 3, 20]))
+
+
+def cancelled(st: Any) -> Any:
+    """The first change's re-list in flight when the aggregator is cancelled."""
+    return st.builds(lambda case: {**case, "versions": case["versions"][:2], "cancel": True}, histories(st, True))
+
+
+READ_ADD_TAG = [["read"], ["read", "add"], ["read", "add", "tag"]]
 
 CONTRACTS = (Contract("E2", "Aggregator.list_changed", (
     Clause("E2.1", "must bring the table to the server's latest list after each change, every page of it "
@@ -141,11 +223,29 @@ CONTRACTS = (Contract("E2", "Aggregator.list_changed", (
                    "answer may predate the change, so the table must end with the latest list, not that one",
            "lab rule (guide section 11.2): the race a server that changes twice in a row sets up",
            final_table, show,
-           edges=({"versions": [["read"], ["read", "add"], ["read", "add", "tag"]], "during": True},
-                  {"versions": [["read"], ["read", "add"], ["read", "add", "tag"], ["tag"]], "during": True}),
+           edges=({"versions": READ_ADD_TAG, "during": True},
+                  {"versions": [*READ_ADD_TAG, ["tag"]], "during": True}),
            inputs=lambda st: histories(st, True), count=25),
     Clause("E2.3", "must ignore, without raising, a change announced for a server that is not connected",
            "lab rule: a notification can come from a server already gone", final_table, show,
            edges=({"versions": [["read"], ["read", "add"]], "during": False, "ghost": True},),
            inputs=lambda st: histories(st, False).map(lambda c: {**c, "ghost": True}), count=10),
+    Clause("E2.4", "must list a server at most once more however many changes it announces while its "
+                   "re-list runs (self._relist does: hand it every announcement), not once for each",
+           "lab rule (guide section 11.2): a server's notifications cost what it likes to send; 2,000 at "
+           "once must not buy 2,000 listings", relists, show,
+           edges=({"versions": READ_ADD_TAG, "during": True, "burst": 20},
+                  {"versions": READ_ADD_TAG, "during": True}),
+           inputs=bursts, count=20),
+    Clause("E2.5", "must re-list only the server that announced the change: the others are not asked again",
+           "lab rule (guide section 11.2): list that server again; a server that did not change may be "
+           "slow, or break, for nothing", others, show,
+           edges=({"versions": [["read"], ["read", "add"]], "during": False},), inputs=lambda st: histories(st, False),
+           count=10),
+    Clause("E2.6", "must start the re-list in the aggregator's task group (self._task_group), so that it "
+                   "ends with the aggregator: not as a task no one owns (asyncio.ensure_future, "
+                   "create_task), which outlives it and, under trio, never runs",
+           "lab rule: structured concurrency; the aggregator owns what it starts", owned, show,
+           edges=({"versions": [["read"], ["read", "add"]], "during": True, "cancel": True},),
+           inputs=cancelled, count=10, loop="own"),  # there, a task no one owns ends with its loop
 )),)

@@ -46,6 +46,11 @@ class Clause:
     inputs: Optional[Callable[[Any], Any]] = None  # hypothesis.strategies -> a strategy of inputs
     count: int = 150  # how many inputs the strategy contributes to the corpus
     raises: Tuple[str, ...] = ()  # exceptions the reference itself raises on some inputs (a test holds it)
+    # Where the inputs are judged: "judge", on the judge's own event loop, all at once; "own", all at
+    # once on a loop of their own whose clock is virtual (checks/contracts/ownloop.py: time limits met
+    # in their turn, a clock that is not time.monotonic()); "alone", each on such a loop by itself
+    # (inputs on which a KeyboardInterrupt out of a task ends the loop).
+    loop: str = "judge"
     # A region's clauses are judged at once and the first red one in order is
     # reported: list the plainest duty first, so its words are the ones a learner meets.
 

@@ -76,7 +76,9 @@ def progress_seen(package: Target, case: Dict[str, Any]) -> Told:
 
 def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
     """Which waiting requests had a report's time noted, and on which clock: only
-    a real report (a finite progress, for a waiting request) extends a wait."""
+    a real report (a finite progress, for a waiting request) extends a wait.
+    Judged on a loop of its own whose clock is not time.monotonic() (as on trio),
+    so a time noted on another clock than the loop's shows."""
     client = package.stdio_client.StdioClient(package.config.ServerSpec("judge", "python"))
     for token in case["tokens"]:
         client._progress[token] = lambda p, t, m: None
@@ -94,9 +96,14 @@ def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
             noted.append(f"{token!r}: no time noted")
         elif isinstance(at, (int, float)) and before <= at <= after:
             noted.append(f"{token!r}: noted on the event loop's clock")
+        elif isinstance(at, (int, float)) and not isinstance(at, bool):
+            # Not the time itself: another clock's reading differs from run to run.
+            noted.append(f"{token!r}: noted a time {'ahead of' if at > after else 'behind'} the event loop's "
+                         "clock (anyio.current_time(), here not time.monotonic(), as on trio), which is what "
+                         "the wait compares it with")
         else:
-            noted.append(f"{token!r}: noted as {at!r}, not on the event loop's clock (anyio.current_time()), "
-                         "which is what the wait compares it with")
+            noted.append(f"{token!r}: noted {at!r:.40}, not a time on the event loop's clock "
+                         "(anyio.current_time()), which is what the wait compares it with")
     return Told("; ".join(noted))
 
 
@@ -142,8 +149,9 @@ def reports(st: Any) -> Any:
 
 
 def ranked(package: Target, case: Dict[str, Any]) -> Any:
-    entries = [entry(package, {"name": t["name"], "title": t["title"], "description": t["description"],
-                               "inputSchema": {"type": "object"}}) for t in case["tools"]]
+    entries = [entry(package, {"name": t["name"], "inputSchema": {"type": "object"},
+                               **{k: t[k] for k in ("title", "description") if t[k] != ABSENT}})
+               for t in case["tools"]]
     found = package.meta_tools.rank(case["query"], entries, case["limit"])
     return [getattr(e, "original_name", e) for e in found]
 
@@ -154,8 +162,9 @@ def ranked_set(package: Target, case: Dict[str, Any]) -> Told:
 
 
 def show_rank(case: Dict[str, Any]) -> str:
-    tools = "; ".join(f"{t['name']} (title {t['title']!r}, description {t['description']!r})"
-                      for t in case["tools"])
+    def text(tool: Dict[str, Any], key: str) -> str:
+        return f"no {key}" if tool[key] == ABSENT else f"{key} {tool[key]!r}"
+    tools = "; ".join(f"{t['name']} ({text(t, 'title')}, {text(t, 'description')})" for t in case["tools"])
     return f"the query {case['query']!r} with limit {case['limit']} over [{tools}]"
 
 
@@ -169,7 +178,7 @@ def catalogues(st: Any, cut: bool) -> Any:
     word = st.sampled_from(VOCABULARY)
     text = st.lists(word, max_size=4).map(" ".join)
     name = st.lists(word, min_size=1, max_size=3).map(lambda ws: "_".join(w.lower() for w in ws))
-    tool = st.fixed_dictionaries({"name": name, "title": text, "description": text})
+    tool = st.fixed_dictionaries({"name": name, "title": st.one_of(text, st.just(ABSENT)), "description": text})
 
     def build(query: str, tools: List[Dict[str, str]], limit: int) -> Dict[str, Any]:
         for number, tool in enumerate(tools):  # names unique, as one server's are
@@ -177,7 +186,7 @@ def catalogues(st: Any, cut: bool) -> Any:
         return {"query": query, "tools": tools, "limit": limit if cut else len(tools) + 1}
     query = st.one_of(text, st.sampled_from(["", "  ", "NOTE", "note.search", "read_note", "ticket?", "srv",
                                              "mcp srv", "from", "port"]))
-    return st.builds(build, query, st.lists(tool, max_size=6), st.integers(0, 3))
+    return st.builds(build, query, st.lists(tool, max_size=6), st.integers(-2, 3))
 
 
 # -- E5: structured results ---------------------------------------------------------
@@ -258,7 +267,7 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": 9, "progress": 1}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": "still alive"}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 2, "message": "no progress"}]}),
-               inputs=reports, count=100),
+               inputs=reports, count=100, loop="own"),
     )),
     Contract("E4", "rank", (
         Clause("E4.1", "must return exactly the entries that match at least one query word (a word as "
@@ -269,10 +278,16 @@ CONTRACTS = (
                    {"name": "read_note", "title": "Read a note", "description": "by id"},
                    {"name": "open_ticket", "title": "", "description": ""}]},
                    {"query": "", "limit": 9, "tools": [{"name": "a", "title": "a", "description": "a"}]},
-                   {"query": "note", "limit": 9, "tools": [{"name": "note", "title": None, "description": None}]}),
+                   {"query": "note", "limit": 9, "tools": [{"name": "note", "title": None, "description": None}]},
+                   # words() cuts a name at every character outside [a-z0-9], as it cuts the query
+                   {"query": "export résumé", "limit": 9, "tools": [
+                       {"name": "export-invoice", "title": ABSENT, "description": ABSENT},
+                       {"name": "résumé_0", "title": ABSENT, "description": ABSENT}]}),
                inputs=lambda st: catalogues(st, False), count=120),
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
-                       "description, best first, and keep the catalogue's order among equal scores",
+                       "description, best first, and keep the catalogue's order among equal scores; the "
+                       "title is the tool's own (a tool without one has none: ToolEntry.title, which falls "
+                       "back to the name, would count the name's words twice)",
                "lab rule (guide section 11.4)", ranked, show_rank,
                edges=({"query": "search search note", "limit": 9, "tools": [  # a word counts once
                    {"name": "read_note", "title": "", "description": ""},
@@ -280,11 +295,20 @@ CONTRACTS = (
                    {"query": "note search", "limit": 9, "tools": [
                    {"name": "list_tags", "title": "", "description": "note search"},
                    {"name": "search", "title": "note", "description": ""},
-                   {"name": "search_note", "title": "", "description": ""}]},),
+                   {"name": "search_note", "title": "", "description": ""}]},
+                   {"query": "export", "limit": 9, "tools": [
+                   {"name": "export_a", "title": ABSENT, "description": ""},
+                   {"name": "export_b", "title": "export", "description": ""}]},
+                   {"query": "export", "limit": 9, "tools": [
+                   {"name": "export_a", "title": "", "description": ""},
+                   {"name": "export_b", "title": "Export", "description": ""}]}),
                inputs=lambda st: catalogues(st, False), count=120),
-        Clause("E4.3", "must return at most `limit` entries, the best ones (none for a limit of 0)",
+        Clause("E4.3", "must return at most `limit` entries, the best ones (none for a limit of 0 or "
+                       "below: a slice [:-1] would keep all but the last)",
                "lab rule: the model asked for that many", ranked, show_rank,
-               edges=({"query": "note", "limit": 0, "tools": [{"name": "note", "title": "", "description": ""}]},),
+               edges=({"query": "note", "limit": 0, "tools": [{"name": "note", "title": "", "description": ""}]},
+                      {"query": "note", "limit": -1, "tools": [{"name": f"note_{n}", "title": "", "description": ""}
+                                                               for n in range(3)]}),
                inputs=lambda st: catalogues(st, True), count=80),
     )),
     Contract("E5", "structured_data", (

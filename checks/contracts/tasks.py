@@ -55,7 +55,8 @@ def show_task(case: Dict[str, Any]) -> str:
 def snapshots(st: Any, statuses: List[str]) -> Any:
     words = st.text(PLAIN, max_size=24)
     error = st.one_of(st.none(), st.fixed_dictionaries(
-        {"code": st.integers(-33000, 40000), "message": words}))
+        {"code": st.integers(-33000, 40000), "message": words}),
+        st.sampled_from(["disk full", 42, [], True]))  # no error object at all
     result = st.one_of(st.fixed_dictionaries({"content": st.just([{"type": "text", "text": "done"}])},
                                              optional={"isError": st.booleans(),
                                                        "structuredContent": json_values(st)}),
@@ -166,7 +167,8 @@ def odd_schemas(st: Any) -> Any:
 
 
 SECRET_NAMES = ["password", "api_key", "apiKey", "token", "pin", "PIN", "pin code", "pinned", "pine",
-                "client secret", "ssn", "cvv", "passphrase", "name", "email", "note", "keyboard"]
+                "client secret", "ssn", "cvv", "passphrase", "name", "email", "note", "keyboard",
+                "api", "private", "Key features", "code"]  # the last four: a secret only when run together
 
 
 def field(name: str, schema: Any, required: bool = False) -> Dict[str, Any]:
@@ -186,11 +188,14 @@ CONTRACTS = (
                inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
         Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
                        "and names the server's error code and message, or its statusMessage when the "
-                       "server sent no error object",
-               "MCP tasks: a failed task carries the JSON-RPC error", ending, show_task,
+                       "server sent no error object (an error that is not an object is none: no code "
+                       "to name)",
+               "MCP tasks: a failed task carries the JSON-RPC error; one that is not an object the lab reads "
+               "as none (lab rule)", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
                       task("failed", message="ran out of time"), task("failed"),
-                      task("failed", error={"message": "boom"})),
+                      task("failed", error={"message": "boom"}),
+                      task("failed", error="disk full", message="export failed: disk full on /var")),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
                        "cancelled, with the statusMessage, whoever cancelled it",
@@ -240,13 +245,17 @@ CONTRACTS = (
                       field("x", "string"), field("x", {"type": ["string", "null"]})),
                inputs=lambda st: field_cases(st, odd_schemas(st)), count=120),
         Clause("E7.4", "must flag a field whose name, title, description or format asks for a password, "
-                       "token, key, PIN or other secret, and no other",
-               "MCP elicitation: form mode must not be used to ask for secrets", secret, show_field,
+                       "token, key, PIN or other secret, and no other: each text on its own (the end of one "
+                       "and the start of the next are no phrase), \"pin\" alone only as the name",
+               "MCP elicitation: form mode must not be used to ask for secrets; which words ask for one is "
+               "a lab rule", secret, show_field,
                edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
                       field("note", {"type": "string", "title": "API key"}),
                       field("note", {"type": "string", "title": "Password"}),
                       field("note", {"type": "string", "description": "your token"}),
-                      field("code", {"type": "string", "title": "Enter your PIN"})),
+                      field("code", {"type": "string", "title": "Enter your PIN"}),
+                      field("api", {"type": "string", "title": "Key features you want"}),
+                      field("private", {"type": "string", "description": "key rotation schedule"})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

@@ -143,7 +143,7 @@ async def tools_returned(package: Target, case: Dict[str, Any]) -> Any:
 
 
 def as_cursor(value: Any) -> str:
-    return "null" if value is None else repr(value)
+    return repr(value) if isinstance(value, str) else json.dumps(value)  # a cursor that is not a string, as JSON
 
 
 def show_pages(case: Dict[str, Any]) -> str:
@@ -192,6 +192,7 @@ def failing_scripts(st: Any) -> Any:
 FAILING = {"pages": [page(["read_note", "search"], "p2"), page([], ABSENT, fails=True)], "max_pages": 5}
 TWICE = {"pages": [page(["read", "search"], "p2"), page(["read"], ABSENT)], "max_pages": 5}  # a server's own repeat
 ODD_CURSOR = {"pages": [page(["read"], 7), page(["search"], ABSENT)], "max_pages": 5}  # not a string: sent back as is
+FALSY_CURSORS = {"pages": [page(["read"], 0), page(["search"], False), page(["add"], ABSENT)], "max_pages": 5}
 PAGED = {"pages": [page(["read_note", "search"], "p2"), page([], ""), page(["add_note"], ABSENT)], "max_pages": 5}
 NULL_END = {"pages": [page(["read_note"], "p2"), page(["search"], None)], "max_pages": 5}
 ENDLESS = {"pages": [page(["again"], "same")] * 6, "max_pages": 3}
@@ -228,9 +229,11 @@ CONTRACTS = (
                "MCP pagination: cursors are opaque strings, sent back unchanged", cursors, show_pages,
                edges=(PAGED, NULL_END, ENDLESS, ODD_CURSOR), inputs=scripts),
         Clause("2.2", "must ask for pages until one comes whose nextCursor is absent or null, and no "
-                      "further: a short page, an empty page or a cursor of \"\" does not end the list",
-               "MCP pagination: only a missing nextCursor ends the results; the lab reads null as missing",
-               pages_asked, show_pages, edges=(PAGED, NULL_END), inputs=scripts),
+                      "further: a short page, an empty page, a cursor of \"\" or one that is not a string "
+                      "(0, false) does not end the list",
+               "MCP pagination: only a missing nextCursor ends the results; the lab reads null as missing, "
+               "and sends any other value back as it came (lab rule)",
+               pages_asked, show_pages, edges=(PAGED, NULL_END, FALSY_CURSORS, ODD_CURSOR), inputs=scripts),
         Clause("2.3", "must return every tool of every page, in the order the pages gave them, and "
                       "raise ProtocolViolation after max_pages requests when the server has not ended",
                "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Any, List
 
 import anyio
 import pytest
 
-from checks.contracts import contracts, corpus, guide_blocks, hold, render
+from checks.contracts import contracts, corpus, guide_blocks, hold, observe_all, render
+from checks.contracts.clause import Clause
 from checks.dev.contracts import draw, expected
 from checks.dev.mutants.catalogue import CATALOGUE, LearnerMutant
 from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
@@ -129,3 +132,53 @@ def test_a_wrong_answer_is_red_for_the_clause_it_breaks_with_the_input_that_show
     clause = next(said for said in mutant.says if said.startswith("clause "))
     assert f"({clause};" in message and "\nedit: " in message, message
     assert all(said in message for said in mutant.says if not said.startswith("clause ")), message
+
+
+NO_PACKAGE: Any = None  # the looks below use none
+
+
+def on_own_loop(look: Any, loop: str = "own") -> Clause:
+    return Clause("T.1", "must do", "a test", look, loop=loop)
+
+
+def test_on_a_loop_of_its_own_a_time_limit_is_met_by_the_clock_not_the_machine() -> None:
+    async def slept(package: Any, seconds: float) -> Any:
+        began = anyio.current_time()
+        with anyio.move_on_after(seconds / 2):  # met in its turn, however long the machine takes
+            await anyio.sleep(seconds)
+        return [round(anyio.current_time() - began), abs(anyio.current_time() - time.monotonic()) > 86400]
+    seen = anyio.run(observe_all, on_own_loop(slept), NO_PACKAGE, [3600, 7200])
+    assert seen == ["returned [1800, true]", "returned [3600, true]"]
+
+
+@pytest.mark.parametrize("loop", ["own", "alone"])
+def test_a_keyboard_interrupt_out_of_a_task_ends_only_that_inputs_loop_and_is_observed(loop: str) -> None:
+    async def spawned(package: Any, example: str) -> str:
+        async def task() -> None:
+            if example == "interrupt":
+                await anyio.sleep(0)  # every input's task has begun (none is left never started)
+                raise KeyboardInterrupt  # out of a task, asyncio ends the loop it runs on
+        async with anyio.create_task_group() as group:
+            group.start_soon(task)
+        return example
+    seen = anyio.run(observe_all, on_own_loop(spawned, loop), NO_PACKAGE, ["before", "interrupt", "after"])
+    assert seen == ['returned "before"', "raised KeyboardInterrupt", 'returned "after"']
+
+
+def test_the_judge_cancelled_while_an_own_loop_runs_is_cancelled_and_the_thread_ends_on_its_own() -> None:
+    started, finish = threading.Event(), threading.Event()
+
+    def blocking(package: Any, example: Any) -> str:
+        started.set()
+        finish.wait(10)
+        return "done"
+
+    async def judge() -> bool:
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(observe_all, on_own_loop(blocking), NO_PACKAGE, [1])
+                await anyio.to_thread.run_sync(started.wait, 10)
+                scope.cancel()
+        return scope.cancelled_caught
+    assert anyio.run(judge)
+    finish.set()

@@ -76,6 +76,14 @@ PAGER_BY_KEY = '''    params: Json = {}
         params = {"cursor": page["nextCursor"]}
 '''
 
+RANKED = "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:max(limit, 0)]]\n"
+SCORED = '''        score = 3 * len(wanted & name) + 2 * len(wanted & words(title if isinstance(title, str) else "")) \\
+            + len(wanted & words(description if isinstance(description, str) else ""))
+'''
+RELIST = '''        if self._task_group is not None and alias in self.connections:
+            self._task_group.start_soon(self._relist, alias)
+'''
+
 CATALOGUE: Tuple[LearnerMutant, ...] = (
     # -- exercise 1: a reply carries either a result or an error -----------------
     LearnerMutant("only results are handled (the starter)", "1",
@@ -104,6 +112,8 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "3", ("1 tools/list request(s)", "nextCursor ''")),
     LearnerMutant("only an absent nextCursor ends the list: null is sent back", "2", PAGER, PAGER_BY_KEY,
                   "3", ("clause 2.1", '"cursor": null')),
+    LearnerMutant("a nextCursor that is not a string taken for the end", "2", "        if cursor is None:\n",
+                  "        if not isinstance(cursor, str):\n", "3", ("clause 2.2", "nextCursor 0")),
     # -- exercise 3: prefix, cut and hash -----------------------------------------
     LearnerMutant("no prefix: the tool's own name", "3", NAMED, "    return tool_name\n", "5",
                   ("one search shadows the other",)),
@@ -143,6 +153,16 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("the reason as str(exc): a timeout's is empty", "4",
                   "                offline[spec.alias] = reason(exc)\n", "                offline[spec.alias] = str(exc)\n",
                   "8", ("its reason is ''", "reason(exc) does")),
+    LearnerMutant("BaseException caught: the user's Ctrl-C written down as a server's failure", "4",
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n",
+                  "            except BaseException as exc:\n", "8", ("clause 4.4", "raised KeyboardInterrupt")),
+    LearnerMutant("the reason cut to 60 characters", "4", "                offline[spec.alias] = reason(exc)\n",
+                  "                offline[spec.alias] = reason(exc)[:60]\n", "8",
+                  ("clause 4.2", "short of reason(exc)", "notes_db")),
+    LearnerMutant("the server's own (per-request) timeout taken as its discovery's limit", "4", LIMITED,
+                  "                with anyio.fail_after(spec.timeout or self.discovery_timeout):\n"
+                  "                    found[spec.alias] = await self.connect(spec)\n", "8",
+                  ("clause 4.3", "its own timeout 1 s")),
     # -- E1: consent ------------------------------------------------------------------
     LearnerMutant("a missing readOnlyHint read as true", "E1",
                   '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
@@ -156,19 +176,42 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
                   '    return entry.annotations.get("readOnlyHint") is True\n', "E1", ("tickets is untrusted",)),
     # -- E2: list changes ---------------------------------------------------------------
-    LearnerMutant("the announcement is ignored (the starter)", "E2",
-                  "        if self._task_group is not None and alias in self.connections:\n"
-                  "            self._task_group.start_soon(self._relist, alias)\n", "        return\n", "E2",
+    LearnerMutant("the announcement is ignored (the starter)", "E2", RELIST, "        return\n", "E2",
                   ("the table never changed",)),
+    LearnerMutant("a re-list of its own for each announcement, one at a time behind a lock", "E2", RELIST,
+                  "        if self._task_group is not None and alias in self.connections:\n"
+                  "            lock = self.__dict__.setdefault(\"_relist_lock\", anyio.Lock())\n\n"
+                  "            async def relist() -> None:\n"
+                  "                async with lock:\n"
+                  "                    await self._relist_once(alias)\n"
+                  "            self._task_group.start_soon(relist)\n", "E2",
+                  ("clause E2.4", "22 announcement(s)")),
+    LearnerMutant("every connected server re-listed on any announcement", "E2", RELIST,
+                  "        if self._task_group is not None and alias in self.connections:\n"
+                  "            for other in list(self.connections):\n"
+                  "                self._task_group.start_soon(self._relist, other)\n", "E2",
+                  ("clause E2.5", "1 more time(s)")),
+    LearnerMutant("the re-list started with asyncio.ensure_future, owned by no task group", "E2", RELIST,
+                  "        if alias in self.connections:\n"
+                  "            import asyncio\n"
+                  "            asyncio.ensure_future(self._relist(alias))\n", "E2",
+                  ("clause E2.6", "a task no one owns")),
     # -- E4: many tools ---------------------------------------------------------------------
-    LearnerMutant("matches kept in catalogue order, best not first", "E4",
-                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
-                  "    return [entry for _, _, entry in scored[:limit]]\n", "E4",
+    LearnerMutant("matches kept in catalogue order, best not first", "E4", RANKED,
+                  "    return [entry for _, _, entry in scored[:max(limit, 0)]]\n", "E4",
                   ("search_tools finds export_invoice first",)),
-    LearnerMutant("names only: titles and descriptions never searched", "E4",
-                  "        score = 3 * len(wanted & name) + 2 * len(wanted & words(entry.title)) \\\n"
-                  "            + len(wanted & words(str(entry.tool.get(\"description\", \"\"))))\n",
+    LearnerMutant("names only: titles and descriptions never searched", "E4", SCORED,
                   "        score = len(wanted & name)\n", "E4", ("for 'alpha beta gamma', lab's tools in this order",)),
+    LearnerMutant("a negative limit sliced from the end", "E4", RANKED,
+                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
+                  "E4", ("clause E4.3", "limit -1")),
+    LearnerMutant("the name split at '_' and '.' alone, not into words() as the query is", "E4",
+                  '        name = words(entry.original_name.replace("_", " ").replace(".", " "))\n',
+                  '        name = set(part for part in re.split(r"[_.]", entry.original_name.lower()) if part)\n',
+                  "E4", ("clause E4.1", "export-invoice")),
+    LearnerMutant("the title read through ToolEntry.title, which falls back to the name", "E4",
+                  '2 * len(wanted & words(title if isinstance(title, str) else ""))',
+                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.2", "export_a (no title")),
     # -- E3: progress -------------------------------------------------------------------
     LearnerMutant("progress taken as a number without a check", "E3",
                   "        if not is_number(progress):\n            return  # not a progress report: nothing to "
@@ -180,6 +223,10 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        self._progress_at[token] = anyio.current_time()\n",
                   "        self._progress_at[token] = __import__(\"time\").time()\n", "E3",
                   ("clause E3.2", "event loop's clock")),
+    LearnerMutant("the time of a report on time.monotonic(), not the event loop's clock", "E3",
+                  "        self._progress_at[token] = anyio.current_time()\n",
+                  "        self._progress_at[token] = __import__(\"time\").monotonic()\n", "E3",
+                  ("clause E3.2", "here not time.monotonic()")),
     # -- E5: structured results ------------------------------------------------------------
     LearnerMutant("structuredContent handed over even from an error", "E5",
                   '    if result.get("isError") or entry is None:\n        return None\n', "", "E5",
@@ -209,6 +256,10 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        return state.result\n    if state.status == \"failed\":",
                   '        if state.result.get("isError"):\n            return error_result("The task failed.")\n'
                   "        return state.result\n    if state.status == \"failed\":", "E6", ("clause E6.1",)),
+    LearnerMutant("an error that is not an object read as one: a made-up code, no statusMessage", "E6",
+                  "McpError.from_reply(state.error) if isinstance(state.error, dict) else None",
+                  "McpError.from_reply(state.error) if state.error is not None else None", "E6",
+                  ("clause E6.2", "not naming the statusMessage")),
     # -- E7: elicitation --------------------------------------------------------------------------
     LearnerMutant("every field a text field", "E7", '    kind = schema.get("type")\n',
                   '    return FormField(name, "text", str(name), "", required)\n', "E7",
@@ -216,7 +267,8 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("any type accepted", "E7",
                   '        raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")',
                   '        made.kind = "text"', "E7", ("a form cannot show it (raise Unsupported)",)),
-    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(", "    made.secret = False and bool(",
+    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n",
+                  "    made.secret = False and \\\n",
                   "E7", ("secret False (want True)",)),
     LearnerMutant("faked: every question declined without asking anyone", "E7",
                   "            reply[\"result\"] = await answerers.answer(alias, method, params, related_task(params))\n",
@@ -225,6 +277,11 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("a missing title left empty, not the property's name", "E7",
                   'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
                   ("title '' (want 'ratio')",)),
+    LearnerMutant("the texts joined before the search: 'api' and 'Key features' make an API key", "E7",
+                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n"
+                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
+                  "    made.secret = bool(SECRET_WORDS.search(\" \".join((name, made.title, made.description, made.format))))\n",
+                  "E7", ("clause E7.4", "'api'")),
     # -- E8: code mode --------------------------------------------------------------------------------
     LearnerMutant("enums typed as plain strings", "E8",
                   "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",

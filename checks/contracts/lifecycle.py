@@ -24,7 +24,10 @@ def resolved(package: Target, case: Dict[str, Any]) -> Told:
     offers = package.module("resource_links").Offers()
     for alias, uris in case["offers"]:
         offers.offer(alias, list(uris))
+    before = {uri: list(holders) for uri, holders in offers._by_uri.items()}
     answer = offers.resolve(case["uri"], case.get("server"))
+    if {uri: list(holders) for uri, holders in offers._by_uri.items()} != before:
+        return Told("changed what was offered in the run (a URI asked about is not an offer)")
     if not (isinstance(answer, tuple) and len(answer) == 2):
         return Told(f"returned {answer!r:.60}, not (alias, why)")
     alias, why = answer
@@ -76,10 +79,12 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": [("notes", ["note://n-1", "note://n-1"])], "uri": "note://n-1"}),
            inputs=lambda st: offer_cases(st, False), count=120),
     Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
-                    "uri that is not a non-empty string (null, 0, a list, \"\"), never raising",
+                    "uri that is not a non-empty string (null, 0, a list, \"\", even one a listing held), never "
+                    "raising; must not change what was offered (asking about a URI offers nothing)",
            "lab rule: a link is the server's word; anything else could point the model anywhere", resolved,
            show_offers,
            edges=({"offers": [], "uri": "note://n-1"}, {"offers": ONE, "uri": None}, {"offers": ONE, "uri": ""},
+                  {"offers": [("notes", [""])], "uri": ""}, {"offers": ONE, "uri": "file:///etc/passwd"},
                   {"offers": ONE, "uri": 0}, {"offers": ONE, "uri": ["note://n-1"]}),
            inputs=lambda st: offer_cases(st, False), count=100),
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
@@ -119,9 +124,27 @@ class Scripted:
                               "showed the reply" if "answered;" in text else "said something")
                 return len(text)
 
-        self.terminal = package.module("terminal").Terminal(read=self.read, out=Out())
+        terminal = package.module("terminal").Terminal(read=self.read, out=Out())
+        self.terminal = terminal
+        self.turns = 0
+        taking = terminal.turn
+
+        def counted(who: str) -> Any:  # each turn of the terminal the sampler takes
+            self.turns += 1
+            return taking(who)
+
+        terminal.turn = counted
+
+        class Out2(Out):
+            def write(self, text: str) -> int:
+                written = super().write(text)
+                if not terminal.holder:
+                    events[-1] += " (outside the terminal's turn)"
+                return written
+
+        terminal.out = Out2()
         self.budget = package.module("sampling").Budget(budget)
-        self.max_tokens: List[Any] = []
+        self.max_tokens = 100_000  # the model's own limit, which capped() lowers on a copy
 
     def read(self, prompt: str) -> str:
         self.events.append("asked")
@@ -131,7 +154,8 @@ class Scripted:
         return str(answer)
 
     async def next_turn(self, system: str, tools: Any, messages: Any) -> Any:
-        self.events.append("asked the model")
+        held = "" if self.terminal.holder else ", outside the terminal's turn"
+        self.events.append(f"asked the model (for at most {self.max_tokens} tokens{held})")
         return self.package.module("model").ModelTurn(text=self.reply)
 
 
@@ -148,7 +172,8 @@ async def sampled(package: Target, case: Dict[str, Any]) -> Told:
         got = content.get("text") if isinstance(content, dict) else None
         ended = f"sent back {got!r:.80} ({result.get('stopReason') if isinstance(result, dict) else '?'})"
     steps = ", ".join(world.events) or "nothing happened"
-    return Told(f"{steps}; then {ended}; {world.budget.used} of the run's budget used")
+    turns = f" in {world.turns} turns of the terminal" if world.turns > 1 else ""
+    return Told(f"{steps}{turns}; then {ended}; {world.budget.used} of the run's budget used")
 
 
 def request(text: str = "Draft a reply to T-101", max_tokens: Any = 200, system: Any = "Be brief.") -> Dict[str, Any]:
@@ -189,7 +214,9 @@ async def sampled_case(package: Target, case: Dict[str, Any]) -> Told:
 
 YES = ["y", "y"]
 E11 = Contract("E11", "TerminalSampler.__call__", (
-    Clause("E11.1", "must show the request (describe_ask) and ask before anything reaches the model, and must "
+    Clause("E11.1", "must hold the terminal for the whole request, in one turn (showing, asking, the model, the "
+                    "reply), so no other question can take the person's answer; must show the request "
+                    "(describe_ask) and ask before anything reaches the model, and must "
                     "not ask the model unless the answer was a clear yes ('y' or 'yes', any case, spaces around): "
                     "anything else, an empty line or the end of input declines (Declined)",
            "MCP sampling: a human in the loop must be able to deny a request", sampled_case, show_sampling,
@@ -216,11 +243,13 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": {"messages": []}, "answers": YES, "reply": "Shipping Friday."},
                   {"params": None, "answers": YES, "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=80),
-    Clause("E11.4", "must cut the reply to the request's token cap (cut_reply) and say so in stopReason "
-                    "('maxTokens' when cut, 'endTurn' when not)",
+    Clause("E11.4", "must ask the model for no more than the request's capped tokens (capped), cut the reply "
+                    "to them (cut_reply) and say so in stopReason ('maxTokens' only when something was cut)",
            "MCP sampling: maxTokens bounds the reply; lab rule: the client's cap bounds maxTokens", sampled_case,
            show_sampling,
            edges=({"params": request(max_tokens=2), "answers": YES, "reply": "x" * 50},
+                  {"params": request(max_tokens=10), "answers": YES, "reply": "x" * 40},
+                  {"params": request(max_tokens=10), "answers": YES, "reply": "x" * 41},
                   {"params": request(max_tokens=3000), "answers": YES, "reply": "x" * 50, "cap": 3},
                   {"params": request(max_tokens=200), "answers": YES, "reply": "x" * 50}),
            inputs=sampling_cases, count=80),

@@ -71,8 +71,8 @@ def test_extension_items_are_chosen_by_name_like_the_nine() -> None:
 
 
 def test_an_unknown_item_name_is_refused_naming_what_exists() -> None:
-    done = run("--only", "E10,x")
-    assert done.returncode == 2 and "items are 1 to 9 and E1 to E9; got E10, x" in done.stderr
+    done = run("--only", "E12,x")
+    assert done.returncode == 2 and "items are 1 to 9 and E1 to E11; got E12, x" in done.stderr
 
 
 def test_a_python_without_the_labs_packages_is_told_to_activate_the_environment(tmp_path: Path) -> None:

@@ -184,7 +184,7 @@ def test_hint_all_on_the_command_line() -> None:
 def test_extensions_have_hints_too(tmp_path: Path) -> None:
     done = in_pipe("--hint", "E2", "--all")
     assert done.returncode == 0 and "section 11.2" in done.stdout and "_relist" in done.stdout
-    assert in_pipe("--hint", "E10").returncode == 2 and in_pipe("--hint", "x").returncode == 2
+    assert in_pipe("--hint", "E12").returncode == 2 and in_pipe("--hint", "x").returncode == 2
 
 
 def read_until(lines: "queue.Queue[Optional[str]]", words: str, within: float) -> List[str]:

@@ -51,5 +51,5 @@ def test_every_equivalent_line_gives_its_reason(tmp_path: Path) -> None:
 
 
 def test_an_unknown_region_is_refused_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["E10"]) == 2
-    assert "regions are 1 to 4 and E1 to E9; got E10" in capsys.readouterr().err
+    assert main(["E12"]) == 2
+    assert "regions are 1 to 4 and E1 to E11; got E12" in capsys.readouterr().err

@@ -71,7 +71,9 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     names = [r.upper() for r in options.regions] or list(REGIONS)
     unknown = [r for r in names if r not in REGIONS]
     if unknown:
-        parser.error(f"regions are 1 to 4 and E1 to E9; got {', '.join(unknown)}")
+        exercises = [name for name in REGIONS if name.isdigit()]
+        parser.error(f"regions are 1 to {len(exercises)} and E1 to E{len(REGIONS) - len(exercises)}; "
+                     f"got {', '.join(unknown)}")
     if not 0 < options.jobs <= 64:
         parser.error(f"--jobs wants 1 to 64; got {options.jobs}")
     options.names = names

@@ -167,13 +167,13 @@ def answers_to_sampling(journal: Journal) -> List[Dict[str, Any]]:
     or, in 2026-07-28, what the retried call carried in its inputResponses."""
     asked = {e.msg.get("id") for e in journal.entries() if e.kind == "out"
              and e.msg.get("method") == "sampling/createMessage"}
-    found_: List[Dict[str, Any]] = [e.msg for e in journal.entries() if e.kind == "in" and "method" not in e.msg
+    answered: List[Dict[str, Any]] = [e.msg for e in journal.entries() if e.kind == "in" and "method" not in e.msg
                                     and e.msg.get("id") in asked]
     for call in journal.calls("draft_reply"):
         responses = (call.msg.get("params") or {}).get("inputResponses")
         if isinstance(responses, dict):
-            found_ += [r for r in responses.values() if isinstance(r, dict)]
-    return found_
+            answered += [r for r in responses.values() if isinstance(r, dict)]
+    return answered
 
 
 def reached(answer: Dict[str, Any]) -> str:

@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
@@ -156,19 +157,32 @@ class Browser:
                 pipe.close()
 
 
-def render(binary: str, page: Path, width: int, mobile: bool, profile: Path) -> Layout:
-    """`page` in a window `width` CSS px wide (as a phone when `mobile`), measured and photographed."""
+@contextmanager
+def showing(binary: str, page: Path, width: int, mobile: bool, profile: Path) -> Iterator[Browser]:
+    """A browser with `page` loaded in a window `width` CSS px wide (as a phone when
+    `mobile`); ended when the block ends, however it ends."""
     browser = Browser(binary, profile)
     try:
         browser.open_tab()
         browser.call("Emulation.setDeviceMetricsOverride",
                      {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile})
         browser.load(page.resolve().as_uri())
-        measured = json.loads(browser.call("Runtime.evaluate", {"expression": MEASURE, "awaitPromise": True,
-                                                                "returnByValue": True})["result"]["value"])
-        shot = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"})["data"])
+        yield browser
     finally:
         browser.close()
+
+
+def evaluated(browser: Browser, expression: str) -> Any:
+    """What `expression` (a promise of a JSON string) comes to in the page, parsed."""
+    return json.loads(browser.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
+                                                        "returnByValue": True})["result"]["value"])
+
+
+def render(binary: str, page: Path, width: int, mobile: bool, profile: Path) -> Layout:
+    """`page` in a window `width` CSS px wide (as a phone when `mobile`), measured and photographed."""
+    with showing(binary, page, width, mobile, profile) as browser:
+        measured = evaluated(browser, MEASURE)
+        shot = base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png"})["data"])
     return Layout(measured["pageWidth"], measured["scale"], measured["bodyFont"], measured["smallestFont"],
                   measured["shrunk"], measured["boxes"], shot)
 
@@ -183,17 +197,8 @@ BOX = """new Promise(done => requestAnimationFrame(() => requestAnimationFrame(d
 def photograph(binary: str, page: Path, width: int, selector: str, profile: Path) -> bytes:
     """A PNG of one element of `page` (wherever it lies on the page) in a desktop
     window `width` CSS px wide."""
-    browser = Browser(binary, profile)
-    try:
-        browser.open_tab()
-        browser.call("Emulation.setDeviceMetricsOverride",
-                     {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False})
-        browser.load(page.resolve().as_uri())
-        x, y, w, h = json.loads(browser.call("Runtime.evaluate", {"expression": BOX % json.dumps(selector),
-                                                                  "awaitPromise": True,
-                                                                  "returnByValue": True})["result"]["value"])
+    with showing(binary, page, width, False, profile) as browser:
+        x, y, w, h = evaluated(browser, BOX % json.dumps(selector))
         clip = {"x": x, "y": y, "width": max(w, 1), "height": max(h, 1), "scale": 1}
         return base64.b64decode(browser.call("Page.captureScreenshot", {"format": "png", "clip": clip,
                                                                          "captureBeyondViewport": True})["data"])
-    finally:
-        browser.close()

@@ -37,6 +37,9 @@ from checks.target import ROOT
 
 SOLUTION, CHECKS, SERVERS = (str(ROOT / name) for name in ("solution", "checks", "servers"))
 JOURNAL = re.compile(r"-\d+\.jsonl$")  # how checks.fixtures.Lab names a server's journal
+# How the import system caches a module's bytecode: written first under a temporary
+# name (`x.cpython-311.pyc.<number>`), then renamed into place.
+BYTECODE = re.compile(r"__pycache__[\\/][^\\/]+\.pyc(\.\d+)?$")
 WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 # The standard functions the judge's verdicts pass through, by module.
 RELIED_ON = {"os": ("write", "read", "_exit", "kill", "waitpid", "pipe", "fork", "getpid"),
@@ -121,7 +124,7 @@ class Guard:
         if not self.solution_is_target and under(place, SOLUTION):
             return f"read the reference solution ({os.path.relpath(place, ROOT)})"
         if writes and under(place, CHECKS, SERVERS):
-            if "__pycache__" in place and place.endswith(".pyc"):  # the import system caching: refused quietly
+            if BYTECODE.search(place):  # the import system caching: refused quietly
                 raise PermissionError("the judge's files are read-only to the code under test")
             return f"wrote to the judge's files ({os.path.relpath(place, ROOT)})"
         if writes and self._journal(place):

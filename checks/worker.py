@@ -56,12 +56,16 @@ def leftover_threads(hung: List[int]) -> List[str]:
 def run(request: Dict[str, Any], channel: Channel) -> None:
     # Imported here, after stdout is captured: nothing the target prints at
     # import time may reach the real stdout.
+    from checks.contracts import contracts
     from checks.guard import SHOWN, Guard
     from checks.harness import Item, Verdict, run_items
     from checks.hybrid import Hybrids
     from checks.items import EXTENSION_ITEMS, ITEMS
     from checks.target import TargetError, load_target, target_directory
 
+    # Every module of the judge's loaded before the guard takes its fingerprint: one
+    # imported later would be left out of it (and its bytecode refused a cache).
+    contracts()
     # What the verdicts go through, bound before the code under test is imported.
     send, to_json = channel.send, Verdict.to_json
     guard = Guard(target_directory(str(request["target"])), os.environ.get("MCP_LAB_RUN_DIR"),

@@ -245,3 +245,31 @@ def test_the_trace_names_notifications_and_replies_with_neither_member(tmp_path:
     assert lines[0].endswith("tickets  -> client notifications/progress 1/5")
     assert lines[1].endswith("tickets  -> client notifications/tools/list_changed")
     assert lines[2].endswith("#4 (neither result nor error)") and lines[3].endswith('nextCursor=""')
+
+
+LAB_PARTS = ("checks", "servers", "solution", "starter", "labs")
+
+
+@pytest.mark.shipped_starter
+def test_a_fresh_clone_that_writes_bytecode_is_judged_like_any_other(tmp_path: Path) -> None:
+    # A learner's Python caches bytecode beside the sources (PYTHONDONTWRITEBYTECODE
+    # is a maintainer's setting): the first run after a clone imports every module
+    # from source and writes its .pyc, through a temporary file, under checks/ too.
+    # Seen: the worker imported the contracts there after the guard was armed, the
+    # guard took the import system's write for a forgery, and all nine were "not judged".
+    for part in LAB_PARTS:
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", "tests"))
+    caching = {k: v for k, v in env().items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+    def run(*args: str) -> Dict[str, str]:
+        done = subprocess.run([sys.executable, "-m", "checks", "--json", *args], capture_output=True, text=True,
+                              timeout=120, cwd=tmp_path, env=caching)
+        report = json.loads(done.stdout)
+        assert not report["problems"], report["problems"]
+        return {str(item["number"]): item["status"] for item in report["items"]}
+
+    assert set(run("--target", "solution", "--extensions").values()) == {"pass"}
+    assert list((tmp_path / "checks" / "contracts" / "__pycache__").glob("*.pyc")), "the runner caches the judge"
+    starter = run()
+    assert sorted(n for n, status in starter.items() if status == "pass") == ["1", "4", "7", "9"]
+    assert set(starter.values()) == {"pass", "fail"}

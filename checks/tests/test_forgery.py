@@ -307,3 +307,25 @@ def test_a_server_that_ended_before_the_runner_looked_at_it_is_gone_not_an_impos
     child.wait(timeout=30)
     assert gone(child.pid)  # reaped: no longer there
     assert not gone(os.getpid())
+
+
+# Bytecode planted where the import system caches the judge's, under the temporary
+# name it writes through first: refused, as the import system's own write is, and
+# quietly, since a learner's first run makes that write too (a fresh clone).
+PLANTED_BYTECODE = '''
+import sys
+from checks.target import ROOT
+_place = ROOT / "checks" / "items" / "__pycache__" / ("loop." + sys.implementation.cache_tag + ".pyc.4242")
+try:
+    _place.parent.mkdir(exist_ok=True)
+    _place.write_bytes(b"planted")
+except OSError:
+    pass
+'''
+
+
+def test_bytecode_planted_under_the_judges_cache_is_refused_and_the_run_stays_honest(variant: Variant) -> None:
+    from checks.target import ROOT
+    status, report, _ = checks(forged(variant, PLANTED_BYTECODE))
+    assert not list((ROOT / "checks" / "items" / "__pycache__").glob("loop.*.pyc.4242"))
+    assert status == 1 and {n for n, s in statuses(report).items() if s != "pass"} == STARTER_RED

@@ -10,7 +10,6 @@ so a note added with `add_note` is a resource at once.
 
 from __future__ import annotations
 
-import base64
 
 from servers.content import Content, Prompt, Resource, Template
 from servers.rpc import INVALID_PARAMS, RpcError
@@ -57,6 +56,8 @@ def cursor_diagram() -> bytes:
 
 
 def attachment_blob() -> Json:
+    import base64  # here: only a read of the attachment pays for it, not every server's start
+
     return {"blob": base64.b64encode(cursor_diagram()).decode("ascii")}
 
 

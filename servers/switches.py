@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 from servers.core import Tool
 from servers.paging import PAGING_MODES
@@ -22,9 +23,31 @@ FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 SWITCHED = ("lifecycle-tools", "conformance-names")
 
 
+def columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() finds it ($COLUMNS, else
+    the terminal on stdout, else 80), without importing shutil."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, or not a terminal
+        return 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's own help formatter, told the width. Left to find it, argparse imports
+    shutil (and with it bz2 and lzma) in every add_argument: a sixth of a server's
+    start-up, which every item pays for each server it starts, for help rarely shown."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=columns() - 2)
+
+
 def parse_options(name: str, argv: Optional[List[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog=f"python -m servers.{name}",
+        prog=f"python -m servers.{name}", formatter_class=Formatter,
         description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
         epilog="A switch whose help names an environment variable (MCP_LAB_...) also reads it from there.")
     env = os.environ.get

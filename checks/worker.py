@@ -92,6 +92,10 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
         tell()
         send("load-error", message=f"importing {request['target']} raised {type(exc).__name__}({exc}): not judged")
         return
+    # A first look now, while no item runs: what the import did is told before any
+    # verdict, and the files of the modules it loaded are resolved while the look has
+    # the interpreter to itself (later looks share it with the items' threads).
+    tell(target)
     try:
         note = str(target.models.choose_model()[1])
     except BaseException as exc:

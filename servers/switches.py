@@ -38,7 +38,7 @@ def columns() -> int:
 
 class Formatter(argparse.HelpFormatter):
     """argparse's own help formatter, told the width. Left to find it, argparse imports
-    shutil (and with it bz2 and lzma) in every add_argument: a sixth of a server's
+    shutil (and with it bz2 and lzma) in every add_argument: a tenth of a server's
     start-up, which every item pays for each server it starts, for help rarely shown."""
 
     def __init__(self, prog: str) -> None:

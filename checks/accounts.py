@@ -174,12 +174,12 @@ class Accounts:
                 # there is nothing to take and nothing to refuse.
                 sock.close()
                 continue
-            why = fixture_refusal(pid, self.run_dir) if self.checked else None
+            why, journal = examined(pid, self.run_dir) if self.checked else (None, None)
             if why is not None:
                 self.refused.append(why)
                 sock.close()
                 continue
-            account = Account(pid, fixture_journal(pid) if self.checked and pid is not None else None)
+            account = Account(pid, journal)
             try:
                 sock.send(b"\n")  # taken: the server, waiting for this, goes on
             except OSError:
@@ -265,35 +265,33 @@ def gone(pid: int) -> bool:
     return bool(state) and state[0] in ("Z", "X")
 
 
-def fixture_journal(pid: int) -> Optional[Path]:
-    """The journal `pid` was started with (`--journal FILE`), from /proc."""
-    try:
-        _, argv, _ = command_of(pid)
-    except OSError:
-        return None
+def journal_named(argv: List[str]) -> Optional[Path]:
+    """The journal a server's command line names (`--journal FILE`)."""
     at = argv.index("--journal") if "--journal" in argv else -1
     return Path(argv[at + 1]).resolve() if 0 <= at < len(argv) - 1 else None
 
 
-def fixture_refusal(pid: Optional[int], run_dir: Path) -> Optional[str]:
-    """Why the process `pid` is not one of this run's fixture servers; None when it is."""
+def examined(pid: Optional[int], run_dir: Path) -> Tuple[Optional[str], Optional[Path]]:
+    """Why the process `pid` is not one of this run's fixture servers (None when it
+    is), and the journal it was started with: /proc is read once for both, while
+    the server waits for the runner's word."""
     if pid is None:
-        return "a connection whose process the kernel did not name"
+        return "a connection whose process the kernel did not name", None
     try:
         exe, argv, environ = command_of(pid)
     except OSError:
-        return f"pid {pid}, whose process could not be read"
+        return f"pid {pid}, whose process could not be read", None
     said = f"pid {pid} ({' '.join(argv)[:160]})"
     if exe != os.path.realpath(sys.executable):
-        return f"{said}: not this Python ({exe})"
+        return f"{said}: not this Python ({exe})", None
     if argv[1:3] != ["-I", "-S"] or len(argv) < 4:
-        return f"{said}: not started in isolated mode (-I -S) as the lab starts its servers"
+        return f"{said}: not started in isolated mode (-I -S) as the lab starts its servers", None
     script = Path(argv[3]).resolve()
     if script.parent != SERVERS.resolve() or script.name not in FIXTURES:
-        return f"{said}: not a fixture script of {SERVERS}"
+        return f"{said}: not a fixture script of {SERVERS}", None
     if any(environ.get(name) not in (None, os.environ.get(name)) for name in LOADER_VARIABLES):
-        return f"{said}: started with a loader variable ({', '.join(LOADER_VARIABLES)}) this runner does not have"
-    journal = fixture_journal(pid)
+        return f"{said}: started with a loader variable ({', '.join(LOADER_VARIABLES)}) this runner does not have", None
+    journal = journal_named(argv)
     if journal is None or not journal.is_relative_to(run_dir) or ITEM_DIRECTORY.match(journal.parent.name) is None:
-        return f"{said}: its journal is not in an item's directory of this run"
-    return None
+        return f"{said}: its journal is not in an item's directory of this run", None
+    return None, journal

@@ -27,7 +27,7 @@ from servers.rpc import RpcError, error_reply, parse_request
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
-    import argparse
+    from types import SimpleNamespace as Options
     from typing import Any, Dict, List, Optional, Protocol, Set
 
     from servers.core import Report
@@ -50,7 +50,7 @@ HOLD_LIMIT = 30.0
 
 
 class StdioShell:
-    def __init__(self, server: Front, options: argparse.Namespace) -> None:
+    def __init__(self, server: Front, options: Options) -> None:
         self.server = server
         self.options = options
         self.journal = Journal(options.journal, options.evidence)

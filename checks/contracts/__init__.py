@@ -126,8 +126,11 @@ def said(observation: str) -> str:
     return observation if len(observation) <= 220 else observation[:219] + "…"
 
 
+Counterexample = Tuple[Any, str, str, bool]  # the input, what the target and the reference did, an edge?
+
+
 async def counterexample(clause: Clause, target: Target,
-                         entries: List[Tuple[Any, str]]) -> Optional[Tuple[Any, str, str]]:
+                         entries: List[Tuple[Any, str]]) -> Optional[Counterexample]:
     """An input on which the target does not do what the reference did, with both
     observations: the first of the clause's edges that tells, else the smallest drawn one."""
     examples = [example for example, _ in entries]
@@ -140,8 +143,8 @@ async def counterexample(clause: Clause, target: Target,
     edges = [json.dumps(e, sort_keys=True) for e in clause.edges]
     listed = [f for f in found if json.dumps(f[0], sort_keys=True) in edges]
     if listed:
-        return min(listed, key=lambda f: edges.index(json.dumps(f[0], sort_keys=True)))
-    return min(found, key=lambda f: size(f[0]))
+        return (*min(listed, key=lambda f: edges.index(json.dumps(f[0], sort_keys=True))), True)
+    return (*min(found, key=lambda f: size(f[0])), False)
 
 
 def where(target: Target, region: str) -> str:
@@ -155,12 +158,16 @@ def where(target: Target, region: str) -> str:
 
 
 async def hold(target: Target, region: str) -> str:
-    """Judge every clause of `region`; Fail with the first red one's input.
-    The clauses run at once (their servers are their own); the first red one
-    in the contract's order is the one reported, so the message never varies."""
+    """Judge every clause of `region`; Fail with a red one's input. The clauses
+    run at once (their servers are their own). A clause one of its own edges shows
+    broken is reported before one only a drawn input shows broken (drawn inputs
+    wander into other clauses' duties: a reply cut at the wrong length shows on
+    a request drawn for E11.2's approvals too, but E11.4's edges are chosen to
+    show it); among those, the first in the contract's order, which follows the
+    region's own steps, so the message never varies."""
     contract = contracts()[region]
     inputs = corpus(region)
-    found: Dict[str, Optional[Tuple[Any, str, str]]] = {}
+    found: Dict[str, Optional[Counterexample]] = {}
     for clause in contract.clauses:
         if not inputs.get(clause.id):
             raise RuntimeError(f"the contract corpus has no inputs for clause {clause.id}")
@@ -171,10 +178,10 @@ async def hold(target: Target, region: str) -> str:
     async with anyio.create_task_group() as group:
         for clause in contract.clauses:
             group.start_soon(judge, clause)
-    for clause in contract.clauses:
-        red = found[clause.id]
+    reds = [(clause, found[clause.id]) for clause in contract.clauses if found[clause.id] is not None]
+    for clause, red in sorted(reds, key=lambda pair: not (pair[1] and pair[1][3])):  # stable: edges first
         if red is not None:
-            example, got, want = red
+            example, got, want, _ = red
             raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
                        f"got: on {clause.show(example)}, your {contract.subject} {said(got)}; "
                        f"the reference {said(want)}{where(target, region)}")

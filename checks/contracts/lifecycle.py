@@ -214,7 +214,15 @@ async def sampled_case(package: Target, case: Dict[str, Any]) -> Told:
 
 YES = ["y", "y"]
 E11 = Contract("E11", "TerminalSampler.__call__", (
-    Clause("E11.1", "must hold the terminal for the whole request, in one turn (showing, asking, the model, the "
+    Clause("E11.1", "must take one from the run's budget before asking anyone, and ask no one when the budget is "
+                    "spent or the request is not one this client serves (sampling_ask declines it)",
+           "lab rule: a server may not make the person answer without end", sampled_case, show_sampling,
+           edges=({"params": request(), "answers": YES, "reply": "Shipping Friday.", "budget": 0},
+                  {"params": request(max_tokens=0), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": {"messages": []}, "answers": YES, "reply": "Shipping Friday."},
+                  {"params": None, "answers": YES, "reply": "Shipping Friday."}),
+           inputs=sampling_cases, count=80),
+    Clause("E11.2", "must hold the terminal for the whole request, in one turn (showing, asking, the model, the "
                     "reply), so no other question can take the person's answer; must show the request "
                     "(describe_ask) and ask before anything reaches the model, and must "
                     "not ask the model unless the answer was a clear yes ('y' or 'yes', any case, spaces around): "
@@ -226,7 +234,7 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": ["yes please"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
-    Clause("E11.2", "must show the model's reply (describe_reply) before asking to send it, and send it back "
+    Clause("E11.3", "must show the model's reply (describe_reply) before asking to send it, and send it back "
                     "(reply_result) only after a second clear yes; otherwise decline",
            "MCP sampling: the human may review and deny the reply before it goes back", sampled_case,
            show_sampling,
@@ -235,14 +243,6 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": ["y", "<end of input>"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["y"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
-    Clause("E11.3", "must take one from the run's budget before asking anyone, and ask no one when the budget is "
-                    "spent or the request is not one this client serves (sampling_ask declines it)",
-           "lab rule: a server may not make the person answer without end", sampled_case, show_sampling,
-           edges=({"params": request(), "answers": YES, "reply": "Shipping Friday.", "budget": 0},
-                  {"params": request(max_tokens=0), "answers": YES, "reply": "Shipping Friday."},
-                  {"params": {"messages": []}, "answers": YES, "reply": "Shipping Friday."},
-                  {"params": None, "answers": YES, "reply": "Shipping Friday."}),
-           inputs=sampling_cases, count=80),
     Clause("E11.4", "must ask the model for no more than the request's capped tokens (capped), cut the reply "
                     "to them (cut_reply) and say so in stopReason ('maxTokens' only when something was cut)",
            "MCP sampling: maxTokens bounds the reply; lab rule: the client's cap bounds maxTokens", sampled_case,

@@ -354,6 +354,9 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   ("the model's reply is shown before the person is asked to send it",)),
     LearnerMutant("the run's budget never taken", "E11", "        self.budget.take()\n", "", "E11",
                   ("clause E11.1", "of the run's budget used")),
+    LearnerMutant("the model's reply sent back whole, never cut to the tokens asked for", "E11",
+                  "            text, cut = cut_reply(turn.text, ask.max_tokens)\n",
+                  "            text, cut = turn.text, False\n", "E11", ("clause E11.4", "(endTurn)")),
 )
 
 

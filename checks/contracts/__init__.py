@@ -178,13 +178,12 @@ async def hold(target: Target, region: str) -> str:
     async with anyio.create_task_group() as group:
         for clause in contract.clauses:
             group.start_soon(judge, clause)
-    reds = [(clause, found[clause.id]) for clause in contract.clauses if found[clause.id] is not None]
-    for clause, red in sorted(reds, key=lambda pair: not (pair[1] and pair[1][3])):  # stable: edges first
-        if red is not None:
-            example, got, want, _ = red
-            raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
-                       f"got: on {clause.show(example)}, your {contract.subject} {said(got)}; "
-                       f"the reference {said(want)}{where(target, region)}")
+    reds = [(clause, red) for clause in contract.clauses for red in [found[clause.id]] if red is not None]
+    if reds:
+        clause, (example, got, want, _) = min(reds, key=lambda pair: not pair[1][3])  # the first an edge shows
+        raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
+                   f"got: on {clause.show(example)}, your {contract.subject} {said(got)}; "
+                   f"the reference {said(want)}{where(target, region)}")
     judged = sum(len(inputs[c.id]) for c in contract.clauses)
     return f"{len(contract.clauses)} clauses held over {judged} inputs"
 

@@ -30,8 +30,8 @@ HINTS: Dict[str, List[str]] = {
           "(McpError.from_reply) so the request raises now; a reply with neither gets a ProtocolViolation."],
     "3": ["How does a server say 'there is more'? And how does it say 'that was all'?",
           "labs/GUIDE.md, section 2 (discovery).",
-          "Loop at most max_pages times: request tools/list with {'cursor': cursor} (none the first "
-          "time), add the page's tools, take page.get('nextCursor'); stop only when it is None (not on "
+          "Loop at most max_pages times: request tools/list with {'cursor': cursor} (no cursor the "
+          "first time: {} or no params, the same on the wire), add the page's tools, take page.get('nextCursor'); stop only when it is None (not on "
           "a short or empty page, not on ''); past max_pages, raise ProtocolViolation."],
     "4": ["What does a model API's tool look like, and which MCP fields have no place in it?",
           "labs/GUIDE.md, section 3 (what translation loses).",
@@ -71,21 +71,23 @@ HINTS: Dict[str, List[str]] = {
            "again and rebuilds the table; names that still exist keep their names."],
     "E3": ["Progress comes with a token. Whose request was it, and what does it do to the timeout?",
            "labs/GUIDE.md, section 11.3 (progress).",
-           "In _on_progress, find the handler in self._progress for params['progressToken']; if progress is "
-           "not a number (is_number), ignore the notification; else note the time in "
+           "In _on_progress, find the handler in self._progress for params['progressToken'] (a token is an "
+           "int or a str: true, 1.0 or a list is none, and a list cannot be looked up); if progress is not "
+           "a number (is_number), ignore the notification; else note the time (anyio.current_time()) in "
            "self._progress_at[token] and call the handler with progress, total (None unless a number) "
-           "and message."],
+           "and message ('' unless a str)."],
     "E4": ["500 tools do not fit in a table. How would you find the right one by words?",
            "labs/GUIDE.md, section 11.4 (many tools).",
-           "rank scores each entry 3 per query word in its name (split on _ and .), 2 per word in its "
-           "title, 1 per word in its description; it leaves out score 0 and returns the best first, "
+           "rank scores each entry 3 per query word in its name (the tool's own, entry.original_name, "
+           "split on _ and .), 2 per word in its title, 1 per word in its description (the tool's own, "
+           "in entry.tool: not ToolEntry.title or .description); it leaves out score 0 and returns the best first, "
            "equal scores in catalogue order, at most `limit`."],
     "E5": ["The program wants data, the model wants text. Where does each come from?",
            "labs/GUIDE.md, section 11.5 (structured results).",
            "structured_data returns a successful result's structuredContent as it came (None when it "
            "has none), with or without an outputSchema: call_tool has already turned a result that breaks "
-           "its schema into an isError. For an isError result (even one that carries structuredContent), "
-           "or no entry (entry is None), None."],
+           "its schema into an isError. For an isError result (any true isError, even one that carries "
+           "structuredContent), or no entry (entry is None), None."],
     "E6": ["A task can say working, input_required, completed, failed or cancelled. Which ones end the wait?",
            "labs/GUIDE.md, section 11.6 (tasks).",
            "settled returns state.result for completed (a dict, isError or not), an error_result naming "
@@ -108,7 +110,8 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.9 (remote servers).",
            "_line: '' -> return self._dispatch(); ':...' -> None; else split at the first ':', drop one "
            "leading space of the value; data appends to self._data, event sets self._type, id sets "
-           "self.last_id (not if it holds '\\0'), retry sets self.retry_ms when all digits; return None."],
+           "self.last_id (not if it holds '\\0'), retry sets self.retry_ms when it is all ASCII digits (str.isdigit() "
+           "is true for '²' too) and no longer than RETRY_DIGITS; return None."],
     "E10": ["A link is one server's word. Which servers may a URI be read from, and what if more than one "
             "offered it?",
             "labs/GUIDE.md, section 11.10 (resources).",

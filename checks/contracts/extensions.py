@@ -67,11 +67,18 @@ def progress_seen(package: Target, case: Dict[str, Any]) -> Told:
     reached: Dict[str, List[Any]] = {}
     for token in case["tokens"]:
         reached[repr(token)] = []
-        client._progress[token] = (lambda key: lambda p, t, m: reached[key].append([p, t, m]))(repr(token))
+        client._progress[token] = (lambda key: lambda p, t, m: reached[key].append([number(p), number(t), m]))(
+            repr(token))
     for params in case["reports"]:
         client._on_progress(params)
     parts = [f"request {key} was told {calls}" for key, calls in reached.items()]
     return Told("; ".join(parts))
+
+
+def number(value: Any) -> Any:
+    """A number as the handler's float: 3 is 3.0 to it (and to Python), so handing
+    on the int a server sent is as right as converting it; true stays true."""
+    return float(value) if type(value) is int else value
 
 
 def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
@@ -240,9 +247,10 @@ CONTRACTS = (
     )),
     Contract("E3", "StdioClient._on_progress", (
         Clause("E3.1", "must hand each report to the request whose progressToken it carries (1 and \"1\" "
-                       "are different tokens; true, 1.0, a list or an object are none), with progress, total (None unless a finite number) and "
-                       "message (\"\" when absent); must ignore a report for no waiting request and one "
-                       "whose progress is not a finite number (null, \"5\", true, NaN)",
+                       "are different tokens; true, 1.0, a list or an object are none), with progress, total "
+                       "(None unless a finite number) and message (\"\" when absent or not a string); must "
+                       "ignore a report for no waiting request and one whose progress is not a finite number "
+                       "(null, \"5\", true, NaN)",
                "MCP progress: the token is the request's own; the lab ignores malformed reports",
                progress_seen, show_progress,
                edges=({"tokens": [1, 2], "reports": [{"progressToken": 2, "progress": 1, "total": 4},
@@ -271,8 +279,9 @@ CONTRACTS = (
     )),
     Contract("E4", "rank", (
         Clause("E4.1", "must return exactly the entries that match at least one query word (a word as "
-                       "words() reads it, in the name with '_' and '.' read as spaces, the title or the "
-                       "description) and leave out the rest",
+                       "words() reads it, in the tool's own name with '_' and '.' read as spaces, its title or "
+                       "its description: the server's, not the model-facing name or ToolEntry.description, "
+                       "which adds '[from alias]') and leave out the rest",
                "lab rule: search_tools returns only matches", ranked_set, show_rank,
                edges=({"query": "ticket", "limit": 9, "tools": [
                    {"name": "read_note", "title": "Read a note", "description": "by id"},
@@ -313,7 +322,8 @@ CONTRACTS = (
     )),
     Contract("E5", "structured_data", (
         Clause("E5.1", "must give the program nothing (None) for an error result, even one carrying "
-                       "structuredContent",
+                       "structuredContent; an isError of any true value (1, \"yes\") is an error: the "
+                       "cautious reading of a careless server, as E1 trusts a hint only when it is true",
                "MCP: an isError result is the tool's failure; no schema vouches for its data", data, show_data,
                edges=(case_of("with outputSchema", isError=True, structuredContent={"id": "n-9"}),
                       case_of("with outputSchema", isError=1, structuredContent={"id": "n-9"})),

@@ -89,7 +89,8 @@ E10 = Contract("E10", "Offers.resolve", (
            inputs=lambda st: offer_cases(st, False), count=100),
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
                     "read it from that one; must refuse a named server that did not offer it (names are exact: "
-                    "'NOTES' is not 'notes'), even when only one other server did",
+                    "'NOTES' is not 'notes'), even when only one other server did; a server that is not a "
+                    "non-empty string (null, \"\", 0) names none",
            "lab rule: URIs are not unique across servers, so a link from one is never read from another",
            resolved, show_offers,
            edges=({"offers": BOTH, "uri": "note://n-1"}, {"offers": BOTH, "uri": "note://n-1", "server": "archive"},

@@ -118,7 +118,8 @@ async def cursors(package: Target, case: Dict[str, Any]) -> Told:
     seen = await listed(package, case)
     sent, pages = seen["server"].sent, case["pages"]
     for number, params in enumerate(sent):
-        cursor = (params or {}).get("cursor", ABSENT) if isinstance(params, dict) else params
+        # No params at all is what {} is on the wire (the envelope alone): no cursor.
+        cursor = params.get("cursor", ABSENT) if isinstance(params, dict) else ABSENT if params is None else params
         before = pages[number - 1]["nextCursor"] if 0 < number <= len(pages) else ABSENT
         if number == 0 and cursor != ABSENT:
             return Told(f"sent cursor {cursor!r} with the first request, where the first has none")

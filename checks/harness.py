@@ -9,6 +9,7 @@ thread waits with a deadline and reports what happened.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 import traceback
@@ -36,6 +37,13 @@ PARALLEL = 3  # items judged at once: most of an item's time is spent waiting on
 
 
 STATUSES = ("pass", "fail", "error")  # "error": could not judge
+
+
+def longest(limit: float) -> float:
+    """The most an item judged under `limit` takes, however it ends: its limit, the
+    grace before a loop that stopped turning is called blocked, and, for a loop that
+    still turns past its limit (an item ending on a busy machine), half a limit more."""
+    return limit + BLOCKED_GRACE + max(BLOCKED_GRACE, limit / 2)
 
 
 class Fail(Exception):
@@ -152,6 +160,20 @@ def learner_frame(exc: BaseException, target: Target, prefer: Optional[str] = No
     return f"{frame_file(frame, target)}:{line} in {frame.name}: {(frame.line or '').strip()}"
 
 
+def blocked_at(thread: threading.Thread, target: Target) -> Optional[str]:
+    """`file:line in function: code` where a blocked item's thread is now, in the
+    target's code (None when it is elsewhere, or its frame cannot be had)."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    inside = [f for f in traceback.extract_stack(frame)
+              if Path(f.filename).resolve().is_relative_to(target.directory)] if frame is not None else []
+    if not inside:
+        return None
+    found = inside[-1]
+    relative = str(Path(found.filename).resolve().relative_to(target.directory))
+    line = target.learner_line(relative, found.lineno or 0)
+    return f"{frame_file(found, target)}:{line} in {found.name}: {(found.line or '').strip()}"
+
+
 def leaves(exc: BaseException) -> List[BaseException]:
     inner = getattr(exc, "exceptions", None)
     if isinstance(inner, (list, tuple)) and inner:
@@ -184,9 +206,10 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
 
     limit = float(outcome.get("limit", ITEM_LIMIT))
     if outcome.get("hung"):
+        at = outcome.get("at")
         return verdict("fail", f"did not finish in {limit + BLOCKED_GRACE:g} s: something blocks "
                                "the event loop (a blocking call such as time.sleep, or a loop that "
-                               "never awaits)")
+                               "never awaits)" + (f"\n  at {at}" if at else ""))
     if exc is None:
         survivors = outcome.get("survivors") or []
         if survivors:
@@ -234,13 +257,25 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
     if on_phase is not None:
         on_phase(item, "begin")
 
+    async def beat() -> None:
+        # While the item's event loop turns, this says so: past the limit, a loop that
+        # still beats is ending the item (closing its servers on a busy machine), not blocked.
+        while True:
+            outcome["beat"] = time.perf_counter()
+            await anyio.sleep(TICK)
+
     async def body() -> None:
         if limit < item.floor:
             raise CannotJudgeHere(f"--limit {limit:g} s is less than this item needs on a correct client "
                                   f"on a busy machine ({item.floor:g} s{f': {item.waits}' if item.waits else ''}); "
                                   f"give it --limit {item.floor:g} or more")
-        with anyio.fail_after(limit):
-            outcome["message"] = await item.body(target, lab)
+        async with anyio.create_task_group() as beating:
+            beating.start_soon(beat)
+            try:
+                with anyio.fail_after(limit):
+                    outcome["message"] = await item.body(target, lab)
+            finally:
+                beating.cancel_scope.cancel()
 
     def worker() -> None:
         try:
@@ -249,16 +284,24 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
             outcome["error"] = exc
 
     started = time.perf_counter()
+    outcome["beat"] = started
     thread = threading.Thread(target=worker, name=f"item-{item.number}", daemon=True)
     thread.start()
-    deadline = started + limit + BLOCKED_GRACE
-    while thread.is_alive() and time.perf_counter() < deadline:
-        thread.join(min(TICK, max(0.0, deadline - time.perf_counter())))
+    # Blocked: past its limit, an item whose event loop has not turned for BLOCKED_GRACE.
+    # One whose loop still turns is ending (every wait in it has a limit of its own) and
+    # is given a while longer; only past that is it called blocked whatever it is doing.
+    deadline, last = started + limit + BLOCKED_GRACE, started + longest(limit)
+    while thread.is_alive():
+        now = time.perf_counter()
+        if now >= last or (now >= deadline and now - outcome["beat"] >= BLOCKED_GRACE):
+            break
+        thread.join(TICK)
         if thread.is_alive() and on_tick is not None:
             on_tick(item, time.perf_counter() - started, limit)
     outcome["duration"] = time.perf_counter() - started
     if thread.is_alive():
         outcome["hung"] = True
+        outcome["at"] = blocked_at(thread, target)
     else:
         outcome["survivors"] = lab.survivors()
     lab.kill_survivors()

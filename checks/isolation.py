@@ -33,14 +33,15 @@ from checks import reaper
 from checks.accounts import Accounts
 from checks.lines import Lines
 from checks.fixtures import Journal
-from checks.harness import BLOCKED_GRACE, Verdict
+from checks.harness import BLOCKED_GRACE, Verdict, longest
 from checks.outcome import Account, Event, Outcome, event_of, proven
 from checks.trace import trace_lines, wire_events
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
 EVENT_CAP = 16 * 1024 * 1024  # bytes of one event: a verdict's wire is capped far below (checks.trace)
 PROGRESS_SLACK = 5.0  # at least this (or the item limit, if longer) beyond an item's own limit,
-# before a silent worker counts as hung: the harness reports every item within its limit + grace
+# before a silent worker counts as hung: the harness reports every item within harness.longest(limit),
+# which is less
 
 
 class Worker:
@@ -198,7 +199,7 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
     # However it keeps showing progress, no run outlasts this: the import (as
     # patient as an item) and every item one after another, within its limit.
     started = time.monotonic()
-    ceiling = started + 2 * patience + len(request["items"]) * (limit + BLOCKED_GRACE)
+    ceiling = started + 2 * patience + len(request["items"]) * longest(limit)
     account = Account(request["items"])
     outcome, running = account.outcome, account.running
     run = Run(request, lab_dir)

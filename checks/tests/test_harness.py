@@ -38,6 +38,19 @@ def test_a_blocked_event_loop_is_named_and_does_not_hang_the_runner(variant: Var
     assert verdicts[5].duration < 30  # judged at limit + grace, long before the sleep ends
 
 
+def test_an_item_whose_loop_still_turns_past_its_limit_is_waiting_not_blocked(variant: Variant) -> None:
+    # Past the limit, the code takes longer than the grace to end (as closing servers
+    # does on a very busy machine), its event loop turning all the while: judged by
+    # that cause, it waits without a timeout; it never blocked anything.
+    old = '            found[spec.alias] = await self.connect(spec)\n\n'
+    new = ('            found[spec.alias] = await self.connect(spec)\n            try:\n'
+           '                await anyio.sleep_forever()\n            finally:\n'
+           '                with anyio.CancelScope(shield=True):\n                    await anyio.sleep(3)\n\n')
+    verdicts = verdicts_for(variant(edits={"aggregator.py": (old, new)}), limit=3.0, only={8})
+    assert verdicts[8].status == "fail" and not verdicts[8].hung
+    assert "did not finish in 3 s: something waits without a timeout" in verdicts[8].message
+
+
 def test_waiting_without_a_timeout_is_named(variant: Variant) -> None:
     old = '            found[spec.alias] = await self.connect(spec)\n\n'
     new = '            found[spec.alias] = await self.connect(spec)\n            await anyio.sleep_forever()\n\n'

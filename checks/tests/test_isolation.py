@@ -5,6 +5,7 @@ with valid JSON, nothing left running, and the report saying what happened."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -111,6 +112,8 @@ def test_an_endless_loop_in_an_item_fails_it_and_the_blocked_thread_is_reported(
     status, report, _ = checks(in_item(variant, "while True: pass"), "5", "--limit", "1")
     assert status == 2
     assert report["items"][0]["status"] == "fail" and "blocks the event loop" in report["items"][0]["message"]
+    assert re.search(r"\n  at \S*solution_copy/naming\.py:\d+ in model_tool_name: while True: pass$",
+                     report["items"][0]["message"])  # where it is stuck
     assert any("item-5 (blocked" in p for p in report["problems"])
 
 

@@ -140,6 +140,9 @@ def run(options: argparse.Namespace) -> int:
     if live:
         sys.stdout.write("\r" + " " * WIDTH + "\r")
     if outcome.load_error is not None and not outcome.verdicts:
+        if options.html is not None:  # a page left as it was would still show the last run's verdicts
+            write_page(options, [], outcome, time.perf_counter() - began,
+                       f"cannot judge: {outcome.load_error}")
         return cannot_judge(options, outcome)
     verdicts = outcome.verdicts + not_judged(items, outcome)
     status = exit_status(verdicts, outcome.problems)
@@ -175,13 +178,15 @@ def page_written(options: argparse.Namespace) -> str:
     return f"page written to {Path(options.html).resolve().as_uri()}"
 
 
-def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Outcome, took: float) -> None:
+def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Outcome, took: float,
+               judged: Optional[str] = None) -> None:
     """The page, written whole and then renamed into place, so a browser that
-    reloads while a run ends never reads half of it."""
+    reloads while a run ends never reads half of it (`judged`: the line that says
+    why nothing was judged, in place of the summary)."""
     from checks.page import about_run, page  # only a run asked for a page pays for building one
 
     plain = Style(io.StringIO())
-    text = page(f"MCP client lab · {options.target}", summary(verdicts, took, plain, outcome.problems),
+    text = page(f"MCP client lab · {options.target}", judged or summary(verdicts, took, plain, outcome.problems),
                 verdicts, outcome.problems, about_run(options.target, target_directory(options.target)))
     write_whole(Path(options.html), text)
 
@@ -217,6 +222,8 @@ def cannot_judge(options: argparse.Namespace, outcome: Outcome) -> int:
         for line in runner_lines(outcome, Style(sys.stderr)):
             print(line, file=sys.stderr)
         print(f"cannot judge: {visible(message)}", file=sys.stderr)
+    if options.html is not None:
+        print(page_written(options), file=sys.stderr)
     return 2
 
 

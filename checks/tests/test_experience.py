@@ -273,3 +273,17 @@ def test_a_fresh_clone_that_writes_bytecode_is_judged_like_any_other(tmp_path: P
     starter = run()
     assert sorted(n for n, status in starter.items() if status == "pass") == ["1", "4", "7", "9"]
     assert set(starter.values()) == {"pass", "fail"}
+
+
+def test_a_run_that_cannot_judge_rewrites_the_page_to_say_so(variant: Variant, tmp_path: Path) -> None:
+    # A browser tab kept open on the page (--watch --html) must not go on showing the
+    # last run's verdicts once the code no longer imports.
+    page = tmp_path / "report.html"
+    directory = variant("solution")
+    assert in_pipe("4", "--target", str(directory), "--html", str(page)).returncode == 0
+    assert "PASS" in page.read_text(encoding="utf-8")
+    (directory / "naming.py").write_text("def broken(:\n", encoding="utf-8")
+    done = in_pipe("4", "--target", str(directory), "--html", str(page))
+    text = page.read_text(encoding="utf-8")
+    assert done.returncode == 2 and "cannot judge: cannot import" in text and "SyntaxError" in text
+    assert "PASS" not in text and done.stderr.splitlines()[-1] == f"page written to {page.resolve().as_uri()}"

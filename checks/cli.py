@@ -37,11 +37,16 @@ from checks.target import target_directory
 from checks.typecount import type_count
 from checks.visible import visible
 
-NEXT_STEPS = """\
-All nine pass. Next:
-  QUESTION="Read note n-2" python -m {package}     the agent loop, end to end
-  python -m {package} tools                        the table the model sees
-  labs/GUIDE.md, section 10                         three interview questions"""
+NEXT_STEPS = (("QUESTION=\"Read note n-2\" python -m {package}", "the agent loop, end to end"),
+              ("python -m {package} tools", "the table the model sees"),
+              ("labs/GUIDE.md, section 10", "three interview questions"))
+
+
+def next_steps(package: str) -> str:
+    """What to do once all nine pass, the descriptions in one column whatever the package's name."""
+    steps = [(command.format(package=package), what) for command, what in NEXT_STEPS]
+    width = max(len(command) for command, _ in steps) + 5
+    return "All nine pass. Next:\n" + "\n".join(f"  {command:<{width}}{what}" for command, what in steps)
 
 
 def parse(argv: Optional[List[str]]) -> argparse.Namespace:
@@ -168,8 +173,7 @@ def run(options: argparse.Namespace) -> int:
     if types is not None:
         print(types.line(options.target if options.target in ("starter", "solution") else options.target))
     if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
-        print(NEXT_STEPS.format(package=options.target if options.target in ("starter", "solution")
-                                else "starter"))
+        print(next_steps(options.target if options.target in ("starter", "solution") else "starter"))
     return status
 
 

@@ -33,6 +33,8 @@ def clipped(text: str, limit: int) -> str:
 
 
 def describe_request(msg: Dict[str, Any]) -> str:
+    if "method" not in msg and ("result" in msg or "error" in msg):  # the client answering a server's request
+        return f"reply {describe_reply(msg)}"
     method = str(msg.get("method"))
     raw = msg.get("params")
     params: Dict[str, Any] = raw if isinstance(raw, dict) else {}
@@ -40,7 +42,8 @@ def describe_request(msg: Dict[str, Any]) -> str:
     if method == "tools/call":
         return f"{head} {params.get('name')} {short(params.get('arguments', {}), 40)}"
     if method == "tools/list" and "cursor" in params:
-        return f"{head} cursor={short(params['cursor'], 24)}"
+        cursor = params["cursor"]  # "" is a real cursor: shown as one, as the reply shows it
+        return f"{head} cursor={short(cursor, 24) if cursor != '' else chr(34) * 2}"
     if method == "notifications/cancelled":
         return f"{head} #{params.get('requestId')}"
     if "_meta" not in params and method not in ("initialize",) and "id" in msg:
@@ -76,7 +79,9 @@ def describe_reply(msg: Dict[str, Any]) -> str:
                 else f" nextCursor={short(cursor, 24)}")
         return f"{head} {len(result['tools'])} tool(s){more}"
     if "content" in result:
-        text = " ".join(str(b.get("text", "")) for b in result["content"] if isinstance(b, dict))
+        content = result["content"]  # a list of blocks; one block alone in a sampling result
+        blocks = content if isinstance(content, list) else [content]
+        text = " ".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
         flag = " isError" if result.get("isError") else ""
         return f"{head}{flag} {short(text)}"
     if "supportedVersions" in result or "protocolVersion" in result:
@@ -114,7 +119,10 @@ def kind_of(entry: Entry) -> Optional[str]:
     if entry.kind == "in":
         if "raw" in entry.raw:
             return "not-json"
-        return "request" if "id" in entry.msg else "notification"
+        msg = entry.msg
+        if "method" not in msg and ("result" in msg or "error" in msg):  # the client answering the server
+            return "error" if isinstance(msg.get("error"), dict) else "reply"
+        return "request" if "id" in msg else "notification"
     if entry.kind == "out":
         msg = entry.msg
         if "method" in msg:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import jsonschema
 
@@ -26,7 +26,7 @@ from checks.fixtures import Journal
 from checks.hints import next_hints
 from checks.target import ROOT
 from checks.tests.conftest import Variant
-from checks.trace import trace_lines
+from checks.trace import trace_lines, wire_events
 
 SCHEMA = json.loads((ROOT / "checks" / "report.schema.json").read_text())
 
@@ -245,6 +245,21 @@ def test_the_trace_names_notifications_and_replies_with_neither_member(tmp_path:
     assert lines[0].endswith("tickets  -> client notifications/progress 1/5")
     assert lines[1].endswith("tickets  -> client notifications/tools/list_changed")
     assert lines[2].endswith("#4 (neither result nor error)") and lines[3].endswith('nextCursor=""')
+
+
+def test_the_trace_shows_an_empty_cursor_sent_and_the_clients_answers_to_a_server(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    meta: Dict[str, Any] = {"_meta": {}}
+    entries = [{"t": 1.0, "kind": "in", "msg": {"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+                                                "params": {"cursor": "", **meta}}},
+               {"t": 1.001, "kind": "in", "msg": {"jsonrpc": "2.0", "id": 0, "result": {
+                   "role": "assistant", "content": {"type": "text", "text": "Shipping Friday."}}}},
+               {"t": 1.002, "kind": "in", "msg": {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "no"}}}]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    events = wire_events([Journal("tickets", path)])
+    assert [e["label"] for e in events] == ['tools/list #2 cursor=""', "reply #0 Shipping Friday.",
+                                            "reply #1 error -1 no"]
+    assert [e["kind"] for e in events] == ["request", "reply", "error"]
 
 
 LAB_PARTS = ("checks", "servers", "solution", "starter", "labs")

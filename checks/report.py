@@ -121,5 +121,9 @@ def json_report(target: str, outcome: Outcome, verdicts: List[Verdict], extensio
     if outcome.outside.strip():
         report["output"] = outcome.outside.splitlines()
     if extensions:
-        report["extensions"] = [item(v) for v in verdicts if v.number > len(ITEMS)]
+        extra = [v for v in verdicts if v.number > len(ITEMS)]
+        report["extensions"] = [item(v) for v in extra]
+        # Counted at the top too: "passed": 9 of 9 beside an exit status of 1 says nothing of why.
+        report["extensions_passed"] = sum(v.status == "pass" for v in extra)
+        report["extensions_total"] = len(extra)
     return report

@@ -14,10 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from checks.exercises import EXERCISES, EXTENSIONS
+
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("errors", "config", "stdio_client", "discovery", "naming", "translate",
-           "aggregator", "model", "mock_model", "models", "agent", "consent", "meta_tools",
-           "anthropic_model", "tool_calls", "tasks", "elicitation", "stubs", "sandbox", "code_mode")
+# Imported when a target loads: the modules the items lean on, and every file a
+# region is in, so a learner's syntax error wherever they write is told as one, at
+# once (left to an item's first use of the module, it read as the check failing).
+MODULES = tuple(dict.fromkeys((
+    "errors", "config", "stdio_client", "discovery", "naming", "translate", "aggregator", "model", "mock_model",
+    "models", "agent", "consent", "meta_tools", "anthropic_model", "tool_calls", "tasks", "elicitation", "stubs",
+    "sandbox", "code_mode", *(Path(exercise.file).stem for exercise in EXERCISES.values()),
+    *(Path(extension.file).stem for extension in EXTENSIONS.values()))))
 
 
 class TargetError(Exception):
@@ -97,6 +104,15 @@ class Target:
     def elicitation(self) -> Any: return self.module("elicitation")
 
 
+def failing_file(exc: BaseException, directory: Path, module_name: str) -> str:
+    """The file an import failed in: a syntax error's own (when the module imported
+    imports the broken one, it is not that module), else the module imported."""
+    broken = exc.filename if isinstance(exc, SyntaxError) else None
+    if broken and Path(broken).resolve().is_relative_to(directory.resolve()):
+        return str(Path(broken).resolve().relative_to(directory.resolve()))
+    return module_name + ".py"
+
+
 def target_directory(name: str) -> Path:
     """The directory of the package `--target` names."""
     return ROOT / name if name in ("starter", "solution") else Path(name)
@@ -125,7 +141,7 @@ def load_target(name: str) -> Target:
         try:
             importlib.import_module(f"{package}.{module_name}")
         except Exception as exc:  # a learner's syntax error lands here
-            raise TargetError(f"cannot import {target.display_path(module_name + '.py')}: "
+            raise TargetError(f"cannot import {target.display_path(failing_file(exc, directory, module_name))}: "
                               f"{type(exc).__name__}: {exc}") from exc
     return target
 

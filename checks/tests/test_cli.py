@@ -58,6 +58,17 @@ def test_a_target_that_cannot_be_loaded_exits_2_with_the_reason(variant: Variant
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("file", ["sampler.py", "elicitation.py"])
+def test_a_syntax_error_in_any_region_is_told_at_its_own_file_before_any_item(variant: Variant, file: str) -> None:
+    # sampler.py is imported by no module the items load first (it was reported as
+    # "the check itself failed" in E11's temporary copy); elicitation.py is imported
+    # through stdio_client.py (whose name the message gave).
+    broken = variant()
+    (broken / file).write_text((broken / file).read_text() + "\ndef oops(:\n")
+    done = run("--target", str(broken), "--extensions")
+    assert done.returncode == 2 and f"cannot import {broken / file}: SyntaxError" in done.stderr, done.stderr
+
+
 def test_bad_arguments_exit_2() -> None:
     assert run("--no-such-flag").returncode == 2
 

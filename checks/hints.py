@@ -97,9 +97,11 @@ HINTS: Dict[str, List[str]] = {
     "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
-           "with minimum and maximum, boolean, an array of choices ('choices'); anything else raises "
-           "Unsupported. The title is the schema's title, or the property's name when it has none. Set "
-           "secret when SECRET_WORDS matches the name, title, description or format."],
+           "with minimum and maximum (numbers only), boolean, an array of choices ('choices'); anything "
+           "else raises Unsupported. The title is the schema's title, or the property's name when it has "
+           "none; the description is '' unless a str. Set secret when SECRET_WORDS matches the name, or "
+           "matches ' ' + the title, description or format (each on its own: from a space, '^pin' matches "
+           "only a name, and 'pin the version' is no secret)."],
     "E8": ["A type checker can only refuse a wrong value if the stub names the values that are right. "
            "Which Python type lists exact values?",
            "labs/GUIDE.md, section 11.8 (code mode).",
@@ -125,8 +127,8 @@ HINTS: Dict[str, List[str]] = {
             "self.terminal.turn(...): say(describe_ask(ask)); not approved(await self._read(...)) -> raise "
             "Declined; system, messages = conversation(ask, new_fence()); turn = await capped("
             "self.model, ask.max_tokens).next_turn(system, [], messages); text, cut = cut_reply(turn.text, "
-            "ask.max_tokens); say(describe_reply(...)); not approved(...) -> raise Declined; after the turn, "
-            "return reply_result(text, self.model.name, cut)."],
+            "ask.max_tokens); say(describe_reply(ask, text, ...)) with the text that goes back; not "
+            "approved(...) -> raise Declined; after the turn, return reply_result(text, self.model.name, cut)."],
 }
 
 

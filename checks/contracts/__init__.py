@@ -122,8 +122,18 @@ def size(example: Any) -> Tuple[int, str]:
     return len(text), text
 
 
-def said(observation: str) -> str:
-    return observation if len(observation) <= 220 else observation[:219] + "…"
+SAID = 220  # characters of an observation a message shows
+
+
+def said(observation: str, other: str = "") -> str:
+    """An observation in at most SAID characters: from where it first differs from
+    `other` (a little before) when what comes before that would fill them."""
+    if len(observation) <= SAID:
+        return observation
+    first = next((at for at, (a, b) in enumerate(zip(observation, other)) if a != b), min(len(observation), len(other)))
+    start = max(0, first - SAID // 3) if first > SAID * 2 // 3 else 0
+    shown = observation[start:start + SAID - 2]
+    return ("…" if start else "") + shown + ("…" if start + len(shown) < len(observation) else "")
 
 
 Counterexample = Tuple[Any, str, str, bool]  # the input, what the target and the reference did, an edge?
@@ -182,8 +192,8 @@ async def hold(target: Target, region: str) -> str:
     if reds:
         clause, (example, got, want, _) = min(reds, key=lambda pair: not pair[1][3])  # the first an edge shows
         raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
-                   f"got: on {clause.show(example)}, your {contract.subject} {said(got)}; "
-                   f"the reference {said(want)}{where(target, region)}")
+                   f"got: on {clause.show(example)}, your {contract.subject} {said(got, want)}; "
+                   f"the reference {said(want, got)}{where(target, region)}")
     judged = sum(len(inputs[c.id]) for c in contract.clauses)
     return f"{len(contract.clauses)} clauses held over {judged} inputs"
 

@@ -264,7 +264,8 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": [1], "progress": 1}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": "4"}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": float("inf")}]},
-                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": float("-inf")}]}),
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": float("-inf")}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "total": 0}]}),
                inputs=reports, count=150),
         Clause("E3.2", "must note when a report came, on the event loop's clock (anyio.current_time()) that "
                        "the request's wait compares it with, for a real report only: a malformed one (no "

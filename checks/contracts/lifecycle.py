@@ -11,6 +11,7 @@ sent to the model, and how the request ended.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any, Dict, List, Tuple
 
 from checks.contracts.clause import Clause, Contract, Told
@@ -71,12 +72,13 @@ BOTH = [("notes", ["note://n-1"]), ("archive", ["note://n-1"])]
 
 E10 = Contract("E10", "Offers.resolve", (
     Clause("E10.1", "must read a URI from the one server that offered it in this run (linked in a result or "
-                    "listed), exactly as offered: another case, a trailing '/', a percent-escape or a newline "
-                    "is another URI",
+                    "listed), exactly as offered: another case, a trailing '/', a percent-escape, a newline "
+                    "or another Unicode form of the same letters is another URI",
            "lab rule (MCP leaves to the client where a resource link is read from)", resolved, show_offers,
            edges=({"offers": ONE, "uri": "note://n-1"}, {"offers": ONE, "uri": "Note://n-1"},
                   {"offers": ONE, "uri": "note://n-1/"}, {"offers": ONE, "uri": "note://n-1\n"},
-                  {"offers": [("notes", ["note://n-1", "note://n-1"])], "uri": "note://n-1"}),
+                  {"offers": [("notes", ["note://n-1", "note://n-1"])], "uri": "note://n-1"},
+                  {"offers": [("notes", ["note://cafe\u0301"])], "uri": "note://caf\u00e9"}),
            inputs=lambda st: offer_cases(st, False), count=120),
     Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
                     "uri that is not a non-empty string (null, 0, a list, \"\", even one a listing held), never "
@@ -85,7 +87,9 @@ E10 = Contract("E10", "Offers.resolve", (
            show_offers,
            edges=({"offers": [], "uri": "note://n-1"}, {"offers": ONE, "uri": None}, {"offers": ONE, "uri": ""},
                   {"offers": [("notes", [""])], "uri": ""}, {"offers": ONE, "uri": "file:///etc/passwd"},
-                  {"offers": ONE, "uri": 0}, {"offers": ONE, "uri": ["note://n-1"]}),
+                  {"offers": ONE, "uri": 0}, {"offers": ONE, "uri": ["note://n-1"]},
+                  {"offers": [("notes", ["5"])], "uri": 5},
+                  {"offers": [("notes", ["['note://n-1']"])], "uri": ["note://n-1"]}),
            inputs=lambda st: offer_cases(st, False), count=100),
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
                     "read it from that one; must refuse a named server that did not offer it (names are exact: "
@@ -118,11 +122,15 @@ class Scripted:
         self.reply = reply
         events = self.events
 
+        world = self
+
         class Out(io.StringIO):
             def write(self, text: str) -> int:
                 # Told apart by what describe_ask and describe_reply always say.
                 events.append("showed the request" if "asks to use your model" in text else
                               "showed the reply" if "answered;" in text else "said something")
+                if "answered;" in text:
+                    world.shown_reply = text
                 return len(text)
 
         terminal = package.module("terminal").Terminal(read=self.read, out=Out())
@@ -146,6 +154,9 @@ class Scripted:
         terminal.out = Out2()
         self.budget = package.module("sampling").Budget(budget)
         self.max_tokens = 100_000  # the model's own limit, which capped() lowers on a copy
+        self.shown_reply: Any = None  # the text that showed the person the model's reply
+        self.model_got: List[Any] = []  # (system, messages) the model was given: a list, shared with
+        # the copy capped() makes of this model, which is the one asked
 
     def read(self, prompt: str) -> str:
         self.events.append("asked")
@@ -157,24 +168,76 @@ class Scripted:
     async def next_turn(self, system: str, tools: Any, messages: Any) -> Any:
         held = "" if self.terminal.holder else ", outside the terminal's turn"
         self.events.append(f"asked the model (for at most {self.max_tokens} tokens{held})")
+        self.model_got.append((system, list(messages)))
         return self.package.module("model").ModelTurn(text=self.reply)
+
+
+FENCE = re.compile(r"<<([^<>/]*)>>")  # conversation()'s opening marker
+
+
+def fenced(package: Target, case: Dict[str, Any], got: Any) -> str:
+    """What the model was given, in words: the server's words inside conversation()'s
+    fence, or not; the fence's marker, for comparing with another request's."""
+    sampling = package.module("sampling")
+    system, messages = got
+    marker = FENCE.search(system) if isinstance(system, str) else None
+    ask = sampling.sampling_ask(case.get("alias", "tickets"), case["params"], case.get("cap", 1024))
+    if marker is None or (system, messages) != sampling.conversation(ask, marker.group(1)):
+        return "the server's words not as conversation() fences them"
+    return marker.group(1)
 
 
 async def sampled(package: Target, case: Dict[str, Any]) -> Told:
     world = Scripted(package, case["answers"], case["reply"], case.get("budget", 3))
     sampler = package.module("sampler").TerminalSampler(world, world.terminal, world.budget, cap=case.get("cap", 1024))
     declined = package.module("sampling").Declined
+    sent: Any = None
     try:
         result = await sampler(case.get("alias", "tickets"), case["params"])
     except declined:
         ended = "declined"
     else:
+        sent = result
         content = result.get("content") if isinstance(result, dict) else None
         got = content.get("text") if isinstance(content, dict) else None
         ended = f"sent back {got!r:.80} ({result.get('stopReason') if isinstance(result, dict) else '?'})"
     steps = ", ".join(world.events) or "nothing happened"
     turns = f" in {world.turns} turns of the terminal" if world.turns > 1 else ""
-    return Told(f"{steps}{turns}; then {ended}; {world.budget.used} of the run's budget used")
+    seen = await shown_and_fenced(package, case, world, sent)
+    return Told(f"{steps}{turns}; then {ended}; {world.budget.used} of the run's budget used{seen}")
+
+
+async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripted, result: Any) -> str:
+    """Whether the person saw the reply that was sent, and whether the server's
+    words reached the model fenced, with a marker new to this request (a second
+    request, the same in every way, must get another: a fixed one a server could
+    learn and close)."""
+    said = []
+    sampling = package.module("sampling")
+    content = result.get("content") if isinstance(result, dict) else None
+    text = content.get("text") if isinstance(content, dict) else None
+    if isinstance(text, str) and world.shown_reply is not None:
+        ask = sampling.sampling_ask(case.get("alias", "tickets"), case["params"], case.get("cap", 1024))
+        same = world.shown_reply == sampling.describe_reply(ask, text, world.name)
+        said.append("the person was shown the reply sent" if same else
+                    "the person was shown another reply than the one sent")
+    if world.model_got:
+        first = fenced(package, case, world.model_got[0])
+        again = Scripted(package, ["y", "y"], case["reply"], 3)
+        sampler = package.module("sampler").TerminalSampler(again, again.terminal, again.budget,
+                                                             cap=case.get("cap", 1024))
+        try:
+            await sampler(case.get("alias", "tickets"), case["params"])
+        except Exception:
+            pass
+        second = fenced(package, case, again.model_got[0]) if again.model_got else None
+        if first.startswith("the server's"):
+            said.append(first)
+        elif second == first:
+            said.append("the server's words fenced with the marker of the request before")
+        else:
+            said.append("the server's words fenced anew")
+    return "".join(f"; {one}" for one in said)
 
 
 def request(text: str = "Draft a reply to T-101", max_tokens: Any = 200, system: Any = "Be brief.") -> Dict[str, Any]:
@@ -227,7 +290,9 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                     "reply), so no other question can take the person's answer; must show the request "
                     "(describe_ask) and ask before anything reaches the model, and must "
                     "not ask the model unless the answer was a clear yes ('y' or 'yes', any case, spaces around): "
-                    "anything else, an empty line or the end of input declines (Declined)",
+                    "anything else, an empty line or the end of input declines (Declined); the model gets the "
+                    "server's words only as conversation() fences them, with a marker new to each request "
+                    "(new_fence(): one a server could learn, it could close)",
            "MCP sampling: a human in the loop must be able to deny a request", sampled_case, show_sampling,
            edges=({"params": request(), "answers": ["n"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": [""], "reply": "Shipping Friday."},
@@ -235,8 +300,9 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": ["yes please"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
-    Clause("E11.3", "must show the model's reply (describe_reply) before asking to send it, and send it back "
-                    "(reply_result) only after a second clear yes; otherwise decline",
+    Clause("E11.3", "must show the model's reply (describe_reply), the very text that would go back, before "
+                    "asking to send it, and send it back (reply_result) only after a second clear yes; "
+                    "otherwise decline",
            "MCP sampling: the human may review and deny the reply before it goes back", sampled_case,
            show_sampling,
            edges=({"params": request(), "answers": YES, "reply": "Shipping Friday."},

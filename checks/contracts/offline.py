@@ -33,8 +33,9 @@ def failure(package: Target, kind: str) -> BaseException:
         "McpError": errors.McpError(-32603, "internal error"),
         "RequestTimeout": errors.RequestTimeout("tools/list", 5.0),
         # The part that says why comes last: a reason cut short loses it.
-        "ServerGone": errors.ServerGone("server exited with status 1; stderr: ModuleNotFoundError: "
-                                        "No module named 'notes_db'"),
+        "ServerGone": errors.ServerGone("server exited with status 1; stderr: Traceback (most recent call "
+                                        "last):\n  File \"/srv/notes/server.py\", line 12, in <module>\n    "
+                                        "import notes_db\nModuleNotFoundError: No module named 'notes_db'"),
         "ProtocolViolation": errors.ProtocolViolation("a reply with neither member"),
         "TimeoutError": TimeoutError(),  # no text at all: the reason must still say something
         "ValueError": ValueError(""),
@@ -58,8 +59,11 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
     Connection = package.module("connector").Connection
     ServerInfo = package.discovery.ServerInfo
 
+    connects: Dict[str, int] = {}
+
     class Scripted(package.aggregator.Aggregator):  # type: ignore[misc, name-defined]
         async def connect(self, spec: Any) -> Any:
+            connects[spec.alias] = connects.get(spec.alias, 0) + 1
             does = behaviour[spec.alias]
             if does == "hangs":
                 await anyio.sleep_forever()
@@ -79,7 +83,7 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
             await tools.refresh()
         if bound.cancelled_caught:
             return None
-        return dict(tools.connections), dict(tools.offline)
+        return dict(tools.connections), dict(tools.offline), connects
 
 
 NEVER = Told(f"refresh() had not returned after {BOUND:g} s: a server that never answers held it up")
@@ -89,7 +93,8 @@ async def tables(package: Target, case: Dict[str, Any]) -> Told:
     seen = await scripted(package, case)
     if seen is None:
         return NEVER
-    connected, offline = seen
+    connected, offline, connects = seen
+    again = [f"discovered {alias} {times} times; " for alias, times in connects.items() if times > 1]
     fates = []
     for server in case["servers"]:
         alias = server["alias"]
@@ -101,7 +106,7 @@ async def tables(package: Target, case: Dict[str, Any]) -> Told:
             fates.append(f"{alias} offline")
         else:
             fates.append(f"{alias} in neither table")
-    return Told("left " + ", ".join(fates))
+    return Told("".join(again) + "left " + ", ".join(fates))
 
 
 async def reasons(package: Target, case: Dict[str, Any]) -> Told:
@@ -112,15 +117,23 @@ async def reasons(package: Target, case: Dict[str, Any]) -> Told:
     if empty:
         return Told(f"gave {', '.join(empty)} an empty reason")
     reason = package.module("failures").reason
+    timed_out = []
     for server in case["servers"]:
         why, does = seen[1].get(server["alias"]), server["does"]
-        # A timeout's reason is reworded after the region (which step it was waiting for).
-        if why is None or not does.startswith("raises ") or does == "raises TimeoutError":
+        if why is None:
+            continue
+        if does in ("hangs", "raises TimeoutError"):
+            # Reworded after the region (which step it was waiting for) when it is
+            # reason(exc) as it came: so the words themselves are what is compared.
+            timed_out.append(f"{server['alias']}: {why!r}")
+            continue
+        if not does.startswith("raises "):
             continue
         whole = reason(failure(package, does.split(" ", 1)[1]))
         if whole not in why:
-            return Told(f"gave {server['alias']} the reason {why!r}, short of reason(exc): {whole!r}")
-    return Told("gave every offline server a reason")
+            return Told(f"gave {server['alias']} the reason {why[:60]!r}{'…' if len(why) > 60 else ''}, short "
+                        f"of reason(exc), whose end says why: …{whole[-60:]!r}")
+    return Told("gave every offline server a reason" + (f"; a timeout's: {', '.join(timed_out)}" if timed_out else ""))
 
 
 def show(case: Dict[str, Any]) -> str:
@@ -166,12 +179,14 @@ def late(*timeouts: Any) -> Dict[str, Any]:
 
 CONTRACTS = (Contract("4", "Aggregator.refresh", (
     Clause("4.1", "must put every server that answered in the connections and every other one in the "
-                  "offline table, whatever it raised and however long it stayed silent, and must not "
-                  "let one server's failure reach the others or the caller",
+                  "offline table, whatever it raised and however long it stayed silent, discovering each "
+                  "once, and must not let one server's failure reach the others (cutting their discovery "
+                  "short) or the caller",
            "lab rule (guide section 6): failure isolation per server", tables, show,
            edges=(servers("answers", "raises McpError"), servers("raises ValueError", "answers"),
                   servers("hangs", "answers"), servers("answers", "raises TimeoutError"),
-                  servers("answers", "hangs", "raises OSError"), servers("raises KeyError")),
+                  servers("answers", "hangs", "raises OSError"), servers("raises KeyError"),
+                  servers("answers late", "raises McpError"), servers("raises ServerGone", "answers late")),
            inputs=server_sets, count=40, loop="own"),
     Clause("4.2", "must give every offline server a reason that is not empty, also for an error "
                   "whose own text is empty (a TimeoutError has none): use reason(exc), all of it (its "

@@ -78,10 +78,12 @@ CONTRACTS = (Contract("E9", "EventStream._line", (
            "WHATWG event stream format: the last event ID buffer", stream_of, show,
            edges=(["id: 7", "data: x", "", "data: y", ""], ["id: a\0b", "data: x", ""], ["id: 7", "id:", ""]),
            inputs=ids, count=120),
-    Clause("E9.5", "must ignore every other field, whatever it is called (\"Data\", \"data \", \"ID\"), "
-                   "and never raise on any line",
+    Clause("E9.5", "must ignore every other field, whatever it is called (\"Data\", \"data \", \"ID\", a "
+                   "name after a byte order mark: only the stream's very start may carry one), and never "
+                   "raise on any line",
            "WHATWG event stream format: other fields are ignored", stream_of, show,
-           edges=(["Data: x", ""], ["data : x", ""], ["ID: 3", "data: x", ""], ["\0: x", ""]),
+           edges=(["Data: x", ""], ["data : x", ""], ["ID: 3", "data: x", ""], ["\0: x", ""],
+                  ["data: a", "\ufeffdata: b", ""]),
            inputs=lambda st: lines_of(st, ["Data", "data ", "ID", "Retry", "events", "x", "\0", "é"]),
            count=100),
 )),)

@@ -4,6 +4,7 @@ property of a server's requested schema as a form field (`field_from_schema`).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List
 
 from checks.contracts.clause import Clause, Contract, Told
@@ -44,7 +45,15 @@ def ending(package: Target, case: Dict[str, Any]) -> Told:
         facts.append("saying it was cancelled" if "cancel" in text.lower() else "not saying it was cancelled")
     if case["status"] == "failed":
         facts.append("saying it failed" if "fail" in text.lower() else "not saying it failed")
+    # A server's words are cut and shown, never taken whole (tasks.py: ID_CHARS, REASON_CHARS).
+    facts.append(f"{'within' if len(text) <= TEXT_BOUND else 'past'} {TEXT_BOUND} characters")
+    facts.append("control characters shown, not sent" if not CONTROL.search(text) else "a raw control character in it")
     return Told("returned an error result with " + ", ".join(facts))
+
+
+TEXT_BOUND = 500  # the most an error result's words run to when every text a server sent was cut
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+LONG = "Disk full \x1b]52;c;cGF3bmVk\x07 " * 40  # 1,200 characters, an escape sequence in each line
 
 
 def show_task(case: Dict[str, Any]) -> str:
@@ -187,21 +196,28 @@ CONTRACTS = (
                       task("completed", result=[1])),
                inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
         Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
-                       "and names the server's error code and message, or its statusMessage when the "
-                       "server sent no error object (an error that is not an object is none: no code "
-                       "to name)",
+                       "and names the server's error code and message (whatever the error's data holds, and "
+                       "whichever member is missing), or its statusMessage when the server sent no error "
+                       "object (an error that is not an object is none: no code to name); the server's words "
+                       "cut and their control characters shown, as the module's shown() does",
                "MCP tasks: a failed task carries the JSON-RPC error; one that is not an object the lab reads "
                "as none (lab rule)", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
                       task("failed", message="ran out of time"), task("failed"),
                       task("failed", error={"message": "boom"}),
-                      task("failed", error="disk full", message="export failed: disk full on /var")),
+                      task("failed", error="disk full", message="export failed: disk full on /var"),
+                      task("failed", error={"code": -32603}),
+                      task("failed", error={"code": -32000, "message": "export failed", "data": {
+                          "content": [{"type": "text", "text": "exported 0 rows"}]}}),
+                      task("failed", error={"code": -32603, "message": LONG}), task("failed", message=LONG)),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
-                       "cancelled, with the statusMessage, whoever cancelled it",
+                       "cancelled, with the statusMessage (cut and shown, as for a failed one), whoever "
+                       "cancelled it",
                "MCP tasks: cancelled is a terminal status, and a server may cancel on its own",
                ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled"),
-                                         task("cancelled", message="cancelled by the server")),
+                                         task("cancelled", message="cancelled by the server"),
+                                         task("cancelled", message=LONG)),
                inputs=lambda st: snapshots(st, ["cancelled"]), count=30),
         Clause("E6.4", "must return None (keep waiting) while the task is working or input_required, "
                        "whatever else the snapshot carries",
@@ -213,8 +229,8 @@ CONTRACTS = (
     Contract("E7", "field_from_schema", (
         Clause("E7.1", "must make the field's kind from the schema (text, number, integer, boolean, a "
                        "choice from enum or oneOf const, choices from an array of them) and keep its "
-                       "format, bounds (minimum/maximum, or minLength/maxLength for text), default and "
-                       "whether it is required",
+                       "format, bounds (minimum/maximum, or minLength/maxLength for text: numbers only, a "
+                       "bound of another type is none), default and whether it is required",
                "MCP elicitation, form mode: the restricted schema kinds", kind, show_field,
                edges=(field("priority", {"type": "string", "enum": ["low", "high"]}, True),
                       field("note", {"type": "string", "maxLength": 200}),
@@ -223,15 +239,18 @@ CONTRACTS = (
                       field("ok", {"type": "boolean", "default": False}),
                       field("tags", {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}),
                       field("tags", {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}),
-                      field("ok", {"type": "boolean", "required": True})),
+                      field("ok", {"type": "boolean", "required": True}),
+                      field("count", {"type": "integer", "minimum": "5", "maximum": True})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=120),
         Clause("E7.2", "must label the field with the schema's title, or the property's name when the "
                        "title is missing or empty, and keep the description (\"\" when there is none)",
-               "lab rule: the specification leaves the label open; the name is what the server called it",
+               "lab rule: the specification leaves the label open; the name is what the server called it; "
+               "a description that is not a string is none",
                labels, show_field,
                edges=(field("note", {"type": "string"}), field("note", {"type": "string", "title": ""}),
                       field("note", {"type": "string", "title": None, "description": None}),
-                      field("note", {"type": "string", "title": "Your note", "description": "max 200"})),
+                      field("note", {"type": "string", "title": "Your note", "description": "max 200"}),
+                      field("age", {"type": "integer", "description": 42})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=60),
         Clause("E7.3", "must refuse with Unsupported, and nothing else, any schema a form cannot show: not "
                        "an object, no type or an unknown one, an object or null type, an unknown format, "
@@ -255,7 +274,8 @@ CONTRACTS = (
                       field("note", {"type": "string", "description": "your token"}),
                       field("code", {"type": "string", "title": "Enter your PIN"}),
                       field("api", {"type": "string", "title": "Key features you want"}),
-                      field("private", {"type": "string", "description": "key rotation schedule"})),
+                      field("private", {"type": "string", "description": "key rotation schedule"}),
+                      field("version", {"type": "string", "description": "pin the version to deploy"})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

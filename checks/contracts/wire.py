@@ -70,16 +70,29 @@ def neither(st: Any) -> Any:
 # -- exercise 2: a scripted server's pages ------------------------------------------
 
 
+FAILS = ("error", "timeout", "gone", "no method", "not a list", "nameless")  # how a page may fail
+
+
+def served(name: str) -> Dict[str, Any]:
+    """A tool as the scripted server lists it: every member a tool may carry, so a
+    client that keeps only some of them (the name, the schema) is seen doing so."""
+    return {"name": name, "title": name.title(), "description": f"the {name} tool",
+            "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": name.startswith("read")}}
+
+
 class ScriptedPages:
     """Answers tools/list from a script of pages and writes down every params it got.
     Past the script it answers a last, empty page: a client that asks again is
-    seen asking, not stopped by an error of ours."""
+    seen asking, not stopped by an error of ours. A page's "fails" says how it
+    fails instead: an error reply (-32603, or -32601), the request timing out, the
+    server gone, or a page whose tools are not a list, or hold one without a name."""
 
     era = "current"
 
-    def __init__(self, pages: List[Dict[str, Any]], failure: Any) -> None:
+    def __init__(self, pages: List[Dict[str, Any]], errors: Any) -> None:
         self.pages = pages
-        self.failure = failure  # what a page marked "fails" raises: the package's McpError
+        self.errors = errors  # the package's errors module: what a client's request raises
         self.sent: List[Any] = []
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
@@ -92,10 +105,17 @@ class ScriptedPages:
             raise RuntimeError(f"the client asked for {len(self.sent)} pages of a list of {len(self.pages)}")
         step = len(self.sent) - 1
         page = self.pages[step] if step < len(self.pages) else {"tools": [], "nextCursor": ABSENT}
-        if page.get("fails"):
-            raise self.failure(-32603, "the page could not be read")
-        tools = [{"name": name, "inputSchema": {"type": "object"}} for name in page["tools"]]
-        reply: Dict[str, Any] = {"tools": tools}
+        fails = failing(page)
+        if fails in ("error", "no method"):
+            raise self.errors.McpError(-32603 if fails == "error" else -32601, "the page could not be read")
+        if fails == "timeout":
+            raise self.errors.RequestTimeout("tools/list", 5.0)
+        if fails == "gone":
+            raise self.errors.ServerGone("server exited with status 1 while paging")
+        tools: Any = [served(name) for name in page["tools"]]
+        if fails == "nameless":
+            tools.append({"description": "a tool without a name", "inputSchema": {"type": "object"}})
+        reply: Dict[str, Any] = {"tools": "not a list" if fails == "not a list" else tools}
         if page["nextCursor"] != ABSENT:
             reply["nextCursor"] = page["nextCursor"]
         return reply
@@ -104,11 +124,19 @@ class ScriptedPages:
         return None
 
 
+def failing(page: Dict[str, Any]) -> Optional[str]:
+    """How a scripted page fails (FAILS), or None; "fails": true, as first written, is an error reply."""
+    fails = page.get("fails")
+    return "error" if fails is True else fails if isinstance(fails, str) else None
+
+
 async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
-    server = ScriptedPages(case["pages"], package.errors.McpError)
+    server = ScriptedPages(case["pages"], package.errors)
     try:
         tools = await package.discovery.list_all_tools(server, max_pages=case["max_pages"])
-        ended: Any = [t.get("name") if isinstance(t, dict) else t for t in tools]
+        # Each tool by its name when it came back whole, as the server listed it.
+        ended: Any = [(t.get("name") if t == served(str(t.get("name"))) else f"{t.get('name')} (changed)")
+                      if isinstance(t, dict) else t for t in tools]
     except Exception as exc:
         ended = Raised(type(exc).__name__)
     return {"server": server, "ended": ended}
@@ -151,8 +179,11 @@ def show_pages(case: Dict[str, Any]) -> str:
     shown = []
     for page in case["pages"]:
         cursor = "no nextCursor" if page["nextCursor"] == ABSENT else f"nextCursor {as_cursor(page['nextCursor'])}"
-        if page.get("fails"):
-            cursor = "answered with error -32603 instead"
+        fails = failing(page)
+        if fails:
+            cursor = {"error": "answered with error -32603 instead", "no method": "answered with error -32601 "
+                      "instead", "timeout": "timed out instead", "gone": "the server gone instead",
+                      "not a list": "tools not a list", "nameless": "and a tool without a name"}[fails]
         shown.append(f"[{', '.join(page['tools']) or 'no tools'}; {cursor}]")
     return f"pages {' '.join(shown)} with max_pages={case['max_pages']}"
 
@@ -177,20 +208,23 @@ def scripts(st: Any) -> Any:
                      st.sampled_from(["absent", "null"]), st.integers(1, 8))
 
 
-def page(tools: List[str], cursor: Any, fails: bool = False) -> Dict[str, Any]:
-    return {"tools": tools, "nextCursor": cursor, **({"fails": True} if fails else {})}
+def page(tools: List[str], cursor: Any, fails: "bool | str" = False) -> Dict[str, Any]:
+    return {"tools": tools, "nextCursor": cursor, **({"fails": fails} if fails else {})}
 
 
 def failing_scripts(st: Any) -> Any:
-    """A script whose page at some step fails (an error reply; the client raises McpError)."""
-    def fail_one(case: Dict[str, Any], at: int) -> Dict[str, Any]:
+    """A script whose page at some step fails, one of the ways a page can (FAILS)."""
+    def fail_one(case: Dict[str, Any], at: int, how: str) -> Dict[str, Any]:
         pages = case["pages"]
-        pages[at % len(pages)]["fails"] = True
+        pages[at % len(pages)]["fails"] = how
         return case
-    return st.builds(fail_one, scripts(st), st.integers(0, 5))
+    return st.builds(fail_one, scripts(st), st.integers(0, 5), st.sampled_from(FAILS))
 
 
 FAILING = {"pages": [page(["read_note", "search"], "p2"), page([], ABSENT, fails=True)], "max_pages": 5}
+# A page in the middle that fails each other way: the listing fails with it, never short.
+FAILING_EACH_WAY = tuple({"pages": [page(["read_note", "search"], "p2"), page(["add_note"], "p3", fails=how),
+                                    page(["tag"], ABSENT)], "max_pages": 5} for how in FAILS[1:])
 TWICE = {"pages": [page(["read", "search"], "p2"), page(["read"], ABSENT)], "max_pages": 5}  # a server's own repeat
 ODD_CURSOR = {"pages": [page(["read"], 7), page(["search"], ABSENT)], "max_pages": 5}  # not a string: sent back as is
 FALSY_CURSORS = {"pages": [page(["read"], 0), page(["search"], False), page(["add"], ABSENT)], "max_pages": 5}
@@ -219,7 +253,8 @@ CONTRACTS = (
                       {"error": {"code": -32602, "message": "Unknown tool 'x'\n"}},
                       {"error": {"code": -32603, "message": " indented, " + "and long " * 25}}),
                inputs=errors, count=80),
-        Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation",
+        Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation (a reply "
+                      "with both breaks the same rule; which way a client takes that one is not judged)",
                "JSON-RPC 2.0: a response has exactly one of the two", outcome, show_reply,
                edges=({}, {"_meta": {}}), inputs=neither, count=30),
     )),
@@ -235,14 +270,16 @@ CONTRACTS = (
                "MCP pagination: only a missing nextCursor ends the results; the lab reads null as missing, "
                "and sends any other value back as it came (lab rule)",
                pages_asked, show_pages, edges=(PAGED, NULL_END, FALSY_CURSORS, ODD_CURSOR), inputs=scripts),
-        Clause("2.3", "must return every tool of every page, in the order the pages gave them, and "
-                      "raise ProtocolViolation after max_pages requests when the server has not ended",
+        Clause("2.3", "must return every tool of every page, whole (every member as listed: title, "
+                      "annotations and outputSchema are the client's to use), in the order the pages gave "
+                      "them, and raise ProtocolViolation after max_pages requests when the server has not ended",
                "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,
                edges=(PAGED, NULL_END, ENDLESS, TWICE), inputs=scripts, raises=("ProtocolViolation",)),
-        Clause("2.4", "must let a page that fails (an error reply, a timeout) fail the whole listing: never "
-                      "return the tools of the pages before it as if they were all",
+        Clause("2.4", "must let a page that fails (an error reply of any code, a timeout, the server gone, a "
+                      "page page_tools refuses) fail the whole listing: never return the tools of the other "
+                      "pages as if they were all",
                "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,
-               show_pages, edges=(FAILING,), inputs=failing_scripts, count=60,
-               raises=("McpError", "ProtocolViolation")),
+               show_pages, edges=(FAILING, *FAILING_EACH_WAY), inputs=failing_scripts, count=60,
+               raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone")),
     )),
 )

@@ -75,6 +75,21 @@ def drawn_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
     return found
 
 
+def observed_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
+    """The corpus kept, each clause's edges first, with what the reference observes on it now."""
+    found = {}
+    for clause in contracts()[region].clauses:
+        kept = [example for example, _ in corpus(region).get(clause.id, [])]
+        examples, seen = [], set()
+        for example in json.loads(json.dumps([*clause.edges, *kept], sort_keys=True)):
+            key = json.dumps(example, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                examples.append(example)
+        found[clause.id] = list(zip(examples, expected(clause, examples)))
+    return found
+
+
 def dumps(found: Dict[str, List[Tuple[Any, str]]]) -> str:
     """One input a line with what the reference did, so a change reads as a diff."""
     clauses = [f"{json.dumps(clause)}: [\n" + ",\n".join(json.dumps([e, want], sort_keys=True) for e, want in entries)
@@ -85,6 +100,9 @@ def dumps(found: Dict[str, List[Tuple[Any, str]]]) -> str:
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m checks.dev.contracts")
     parser.add_argument("--write", action="store_true", help="write the corpus (else compare)")
+    parser.add_argument("--observe", action="store_true",
+                        help="keep the drawn inputs, put each clause's edges first, and write what the reference "
+                             "observes on them now (after an edge is added or an observation changed)")
     parser.add_argument("--guide", action="store_true", help="rewrite the clauses in labs/GUIDE.md")
     parser.add_argument("regions", nargs="*")
     args = parser.parse_args(argv)
@@ -96,8 +114,8 @@ def main(argv: List[str]) -> int:
     stale = []
     for region in regions:
         path = corpus_file(region)
-        if args.write:
-            text = dumps(drawn_corpus(region))
+        if args.write or args.observe:
+            text = dumps(observed_corpus(region) if args.observe else drawn_corpus(region))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             print(f"{region}: {sum(len(v) for v in json.loads(text).values())} inputs -> {path}")

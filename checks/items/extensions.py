@@ -15,6 +15,7 @@ from checks.fixtures import Lab
 from checks.harness import Fail, HarnessError
 from checks.items.evidence import aggregator_for, found, is_number, point, refreshed, result_of
 from checks.target import Target
+from checks.trace import short
 
 
 async def consent(target: Target, lab: Lab) -> str:
@@ -55,9 +56,12 @@ async def consent(target: Target, lab: Lab) -> str:
                  "journal: notes listed read_note with no annotations"),
                 ("tickets", "queue.stats", {}, "tickets is untrusted, so even its read-only queue.stats asks first")):
             asked.clear()
-            await tools.call(name(alias, original), arguments)
+            result = await tools.call(name(alias, original), arguments)
             if asked != [(alias, original)]:
-                raise Fail(f"expected: {expected}\ngot: asked {asked or 'nobody'}; it ran without asking{where}")
+                # Not asked, and not run either: the consent gate failed (the learner's code raised).
+                ran = "it ran without asking" if lab.journal(alias).calls(original) else \
+                    f"the call never reached {alias}; it came back {short(json.dumps(result), 120)}"
+                raise Fail(f"expected: {expected}\ngot: asked {asked or 'nobody'}; {ran}{where}")
         declined = await tools.call(name("tickets", "close_ticket"), {"ticket_id": "T-101"})
         closes = lab.journal("tickets").calls("close_ticket")
         if closes or not declined.get("isError") or "declined" not in json.dumps(declined):

@@ -125,6 +125,13 @@ async def protocol_error(target: Target, lab: Lab) -> str:
         raise Fail(f"expected: McpError with the server's code {error['code']}\njournal: {served}\n"
                    f"got: {describe(first) if isinstance(first, BaseException) else f'a result {first!r:.80}'}"
                    f"{where}")
+    for method in (BARE_METHOD, EMPTY_METHOD):  # another request failed with this reply's error
+        other = outcomes.get(method, PENDING)
+        if isinstance(other, McpError) and other.code == error["code"] and \
+                getattr(other, "message", None) == error["message"]:
+            raise Fail(f"expected: an error reply rejects only the request whose id it carries\n"
+                       f"journal: {served} to {ERROR_METHOD}; {method} was "
+                       f"answered on its own\ngot: {method} failed with {ERROR_METHOD}'s error too{where}")
     bare = outcomes.get(BARE_METHOD, PENDING)
     bare_served = f"the server answered {BARE_METHOD} with {json.dumps(bare_reply.msg)}"
     if bare is PENDING:

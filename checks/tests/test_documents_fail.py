@@ -20,7 +20,7 @@ WRONG_LINES: List[Tuple[str, str, str, str, Callable[..., None]]] = [
     # (kind, document, a line it holds, the line made wrong, the test that must then fail)
     ("command", "README.md", "`python -m checks --hint 3`", "`python -m checks --hints 3`",
      names.test_every_command_in_the_document_is_one_its_program_accepts),
-    ("usage line", "labs/MAINTAINERS.md", "[--write \\| --guide]", "[--write \\| --guides]",
+    ("usage line", "labs/MAINTAINERS.md", "--observe \\| --guide]", "--observe \\| --guides]",
      names.test_every_command_in_the_document_is_one_its_program_accepts),
     ("autograding JSON", "labs/INSTRUCTORS.md", '"run": "MOCK=1 .venv/bin/python -m checks 1"',
      '"run": "MOCK=1 .venv/bin/python -m checks 10"',

@@ -10,50 +10,25 @@ around one, as a learner who works around a check would. CI judges every entry
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Tuple
 
-from checks.dev.mutants.regions import REGIONS
-from checks.target import ROOT
-
-
-@dataclass(frozen=True)
-class LearnerMutant:
-    name: str  # what the learner wrote, in a few words
-    region: str  # the region it belongs to ("1".."4", "E1".."E11")
-    old: str
-    new: str
-    red: str  # the item that must turn red
-    says: Tuple[str, ...]  # what its failure message must say: the cause
-    file: str = ""  # default: the region's own file
-
-    @property
-    def where(self) -> str:
-        return self.file or REGIONS[self.region].file
-
-    def text(self) -> str:
-        """The mutated file."""
-        original = (ROOT / "solution" / self.where).read_text(encoding="utf-8")
-        if original.count(self.old) != 1:
-            raise ValueError(f"{self.name}: the text to replace is in {self.where} "
-                             f"{original.count(self.old)} times, not once")
-        return original.replace(self.old, self.new)
-
+from checks.dev.mutants.extension_mutants import EXTENSION_MUTANTS
+from checks.dev.mutants.learner import LearnerMutant as LearnerMutant  # where the catalogue is read from
 
 HANDLED = '''        if "result" in message:
             slot.resolve(message["result"])
         elif "error" in message:
 '''
+
 BARE = "            slot.reject(ProtocolViolation(\"a reply with neither 'result' nor 'error'\"))\n"
+
 NAMED = '''    legal = _ILLEGAL.sub("_", name)
     if legal == name and len(name) <= MAX_MODEL_NAME:
         return name
 '''
+
 LIMITED = '''                with anyio.fail_after(self.discovery_timeout):
                     found[spec.alias] = await self.connect(spec)
-'''
-CANCELLED = '''    if state.status == "cancelled":
-        said = state.message or "no reason given"
 '''
 
 PAGER = '''    cursor: Optional[str] = None
@@ -67,6 +42,7 @@ PAGER = '''    cursor: Optional[str] = None
         if cursor is None:
             return tools
 '''
+
 PAGER_BY_KEY = '''    params: Json = {}
     for _ in range(max_pages):
         page = await server.request("tools/list", params)
@@ -76,13 +52,6 @@ PAGER_BY_KEY = '''    params: Json = {}
         params = {"cursor": page["nextCursor"]}
 '''
 
-RANKED = "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:max(limit, 0)]]\n"
-SCORED = '''        score = 3 * len(wanted & name) + 2 * len(wanted & words(title if isinstance(title, str) else "")) \\
-            + len(wanted & words(description if isinstance(description, str) else ""))
-'''
-RELIST = '''        if self._task_group is not None and alias in self.connections:
-            self._task_group.start_soon(self._relist, alias)
-'''
 
 CATALOGUE: Tuple[LearnerMutant, ...] = (
     # -- exercise 1: a reply carries either a result or an error -----------------
@@ -163,200 +132,51 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "                with anyio.fail_after(spec.timeout or self.discovery_timeout):\n"
                   "                    found[spec.alias] = await self.connect(spec)\n", "8",
                   ("clause 4.3", "its own timeout 1 s")),
-    # -- E1: consent ------------------------------------------------------------------
-    LearnerMutant("a missing readOnlyHint read as true", "E1",
-                  '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
-                  '    return trusted and (entry.tool.get("annotations") or {}).get("readOnlyHint", True) is True\n',
-                  "E1", ("listed without annotations asks first", "readOnlyHint means false")),
-    LearnerMutant("a truthy readOnlyHint: any value but false lets a call through", "E1",
-                  '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
-                  '    return trusted and bool(entry.annotations.get("readOnlyHint"))\n', "E1",
-                  ("readOnlyHint 1, a number",)),
-    LearnerMutant("the server's word taken whatever the trust", "E1",
-                  '    return trusted and entry.annotations.get("readOnlyHint") is True\n',
-                  '    return entry.annotations.get("readOnlyHint") is True\n', "E1", ("tickets is untrusted",)),
-    # -- E2: list changes ---------------------------------------------------------------
-    LearnerMutant("the announcement is ignored (the starter)", "E2", RELIST, "        return\n", "E2",
-                  ("the table never changed",)),
-    LearnerMutant("a re-list of its own for each announcement, one at a time behind a lock", "E2", RELIST,
-                  "        if self._task_group is not None and alias in self.connections:\n"
-                  "            lock = self.__dict__.setdefault(\"_relist_lock\", anyio.Lock())\n\n"
-                  "            async def relist() -> None:\n"
-                  "                async with lock:\n"
-                  "                    await self._relist_once(alias)\n"
-                  "            self._task_group.start_soon(relist)\n", "E2",
-                  ("clause E2.4", "22 announcement(s)")),
-    LearnerMutant("every connected server re-listed on any announcement", "E2", RELIST,
-                  "        if self._task_group is not None and alias in self.connections:\n"
-                  "            for other in list(self.connections):\n"
-                  "                self._task_group.start_soon(self._relist, other)\n", "E2",
-                  ("clause E2.5", "1 more time(s)")),
-    LearnerMutant("the re-list started with asyncio.ensure_future, owned by no task group", "E2", RELIST,
-                  "        if alias in self.connections:\n"
-                  "            import asyncio\n"
-                  "            asyncio.ensure_future(self._relist(alias))\n", "E2",
-                  ("clause E2.6", "a task no one owns")),
-    # -- E4: many tools ---------------------------------------------------------------------
-    LearnerMutant("matches kept in catalogue order, best not first", "E4", RANKED,
-                  "    return [entry for _, _, entry in scored[:max(limit, 0)]]\n", "E4",
-                  ("search_tools finds export_invoice first",)),
-    LearnerMutant("names only: titles and descriptions never searched", "E4", SCORED,
-                  "        score = len(wanted & name)\n", "E4", ("for 'alpha beta gamma', lab's tools in this order",)),
-    LearnerMutant("a negative limit sliced from the end", "E4", RANKED,
-                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:limit]]\n",
-                  "E4", ("clause E4.3", "limit -1")),
-    LearnerMutant("the name split at '_' and '.' alone, not into words() as the query is", "E4",
-                  '        name = words(entry.original_name.replace("_", " ").replace(".", " "))\n',
-                  '        name = set(part for part in re.split(r"[_.]", entry.original_name.lower()) if part)\n',
-                  "E4", ("clause E4.1", "export-invoice")),
-    LearnerMutant("the title read through ToolEntry.title, which falls back to the name", "E4",
-                  '2 * len(wanted & words(title if isinstance(title, str) else ""))',
-                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.2", "export_a (no title")),
-    # -- E3: progress -------------------------------------------------------------------
-    LearnerMutant("progress taken as a number without a check", "E3",
-                  "        if not is_number(progress):\n            return  # not a progress report: nothing to "
-                  "show, nothing to extend\n", "", "E3", ("malformed progress report is ignored",)),
-    LearnerMutant("progress that does not note its time", "E3",
-                  "        self._progress_at[token] = anyio.current_time()\n", "", "E3",
-                  ("progressResetsTimeout", "_progress_at")),
-    LearnerMutant("the time of a report on the wall clock, not the event loop's", "E3",
-                  "        self._progress_at[token] = anyio.current_time()\n",
-                  "        self._progress_at[token] = __import__(\"time\").time()\n", "E3",
-                  ("clause E3.2", "event loop's clock")),
-    LearnerMutant("the time of a report on time.monotonic(), not the event loop's clock", "E3",
-                  "        self._progress_at[token] = anyio.current_time()\n",
-                  "        self._progress_at[token] = __import__(\"time\").monotonic()\n", "E3",
-                  ("clause E3.2", "here not time.monotonic()")),
-    # -- E5: structured results ------------------------------------------------------------
-    LearnerMutant("structuredContent handed over even from an error", "E5",
-                  '    if result.get("isError") or entry is None:\n        return None\n', "", "E5",
-                  ("isError result gives the program no data",)),
-    LearnerMutant("no check that there is an entry", "E5",
-                  '    if result.get("isError") or entry is None:\n',
-                  '    if result.get("isError") or entry.output_schema is None:\n', "E5",
-                  ("clause E5.2", "raised AttributeError")),
-    # -- E6: tasks ----------------------------------------------------------------------------
-    LearnerMutant("only completed ends the wait", "E6", '    if state.status == "failed":', "    if False:",
-                  "E6", ("status failed ends the wait", "asked tasks/get again")),
-    LearnerMutant("cancelled does not end the wait", "E6", CANCELLED, '    if False:\n        said = ""\n', "E6",
-                  ("status cancelled ends the wait", "asked tasks/get again")),
-    LearnerMutant("input_required ends the wait", "E6", "    return None\n    # <<< extension E6",
-                  '    if state.status == "input_required":\n        return error_result("the task needs input")\n'
-                  "    return None\n    # <<< extension E6", "E6", ("input_required means the task waits",)),
-    LearnerMutant("a made-up result instead of the stored one", "E6", "        return state.result\n",
-                  '        return {"content": [{"type": "text", "text": "done"}]}\n', "E6",
-                  ("the last answer said 'completed'",)),
-    LearnerMutant("faked: the handshake era never asks tasks/result", "E6",
-                  '            outcome.setdefault("result", await server.request("tasks/result", '
-                  '{"taskId": state.task_id},\n                                                              '
-                  'timeout=math.inf))\n',
-                  '            outcome.setdefault("result", {"content": []})\n', "E6",
-                  ("comes from tasks/result", "0 tasks/result"), file="task_runner.py"),
-    LearnerMutant("a completed task's isError result rewrapped as a failure", "E6",
-                  "        return state.result\n    if state.status == \"failed\":",
-                  '        if state.result.get("isError"):\n            return error_result("The task failed.")\n'
-                  "        return state.result\n    if state.status == \"failed\":", "E6", ("clause E6.1",)),
-    LearnerMutant("an error that is not an object read as one: a made-up code, no statusMessage", "E6",
-                  "McpError.from_reply(state.error) if isinstance(state.error, dict) else None",
-                  "McpError.from_reply(state.error) if state.error is not None else None", "E6",
-                  ("clause E6.2", "not naming the statusMessage")),
-    # -- E7: elicitation --------------------------------------------------------------------------
-    LearnerMutant("every field a text field", "E7", '    kind = schema.get("type")\n',
-                  '    return FormField(name, "text", str(name), "", required)\n', "E7",
-                  ("priority as a choice of low/normal/high",)),
-    LearnerMutant("any type accepted", "E7",
-                  '        raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")',
-                  '        made.kind = "text"', "E7", ("a form cannot show it (raise Unsupported)",)),
-    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n",
-                  "    made.secret = False and \\\n",
-                  "E7", ("secret False (want True)",)),
-    LearnerMutant("faked: every question declined without asking anyone", "E7",
-                  "            reply[\"result\"] = await answerers.answer(alias, method, params, related_task(params))\n",
-                  "            reply[\"result\"] = {\"action\": \"decline\"}\n", "E7",
-                  ("the person was asked 0 time(s)",), file="server_requests.py"),
-    LearnerMutant("a missing title left empty, not the property's name", "E7",
-                  'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
-                  ("title '' (want 'ratio')",)),
-    LearnerMutant("the texts joined before the search: 'api' and 'Key features' make an API key", "E7",
-                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n"
-                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
-                  "    made.secret = bool(SECRET_WORDS.search(\" \".join((name, made.title, made.description, made.format))))\n",
-                  "E7", ("clause E7.4", "'api'")),
-    # -- E8: code mode --------------------------------------------------------------------------------
-    LearnerMutant("enums typed as plain strings", "E8",
-                  "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
-                  '    return "str"\n', "E8", ("tune_alerts(mode=...) allows exactly 'quiet', 'loud' and None",
-                                          "it allows anything")),
-    LearnerMutant("values written without quotes", "E8", "shown_values.append(repr(value))",
-                  "shown_values.append(str(value))", "E8",
-                  ("Literal[low, normal, high] is not a valid type",)),
-    LearnerMutant("repr() of every value, whatever its type", "E8",
-                  "        if isinstance(value, bool) or value is None or isinstance(value, (int, str)):\n"
-                  "            shown_values.append(repr(value))\n        else:\n            return None\n"
-                  "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
-                  "        shown_values.append(repr(value))\n    return f\"Literal[{', '.join(shown_values)}]\"\n",
-                  "E8", ("tune_alerts",)),
-    LearnerMutant("enum strings written in double quotes by hand", "E8", "shown_values.append(repr(value))",
-                  "shown_values.append(f\'\"{value}\"\' if isinstance(value, str) else repr(value))", "E8",
-                  ("clause E8.1", "not a Python expression")),
-    # -- E9: remote servers ---------------------------------------------------------------------------
-    LearnerMutant("a blank line never ends the event", "E9", "            return self._dispatch()\n",
-                  "            return None\n", "E9", ("no message was read from those streams",)),
-    LearnerMutant("the space after the colon kept in the value", "E9",
-                  "            value = value[1:]  # one space after the colon is the format's, not the value's\n",
-                  "            pass\n", "E9", ("no message was read from those streams",)),
-    LearnerMutant("only the last data line kept", "E9", "            self._data.append(value)\n",
-                  "            self._data[:] = [value]\n", "E9", ("no message was read from those streams",)),
-    LearnerMutant("comments read as data", "E9", "            return None  # a comment: keep-alive, nothing else\n",
-                  "            self._data.append(line)\n            return None\n", "E9",
-                  ("no message was read from those streams",)),
-    LearnerMutant("retry read without checking it is a number", "E9",
-                  "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
-                  "        elif name == \"retry\":\n", "E9", ("no message was read from those streams",)),
-    LearnerMutant("the id field ignored", "E9", "            self.last_id = value\n", "            pass\n", "E9",
-                  ("was never asked to resume it",)),
-    LearnerMutant("the retry field ignored", "E9", "            self.retry_ms = int(value)\n", "            pass\n",
-                  "E9", ("the retry field was not used",)),
-    LearnerMutant("retry checked with str.isdigit, which '²' passes", "E9",
-                  "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
-                  "        elif name == \"retry\" and value.isdigit() and len(value) <= RETRY_DIGITS:\n", "E9",
-                  ("clause E9.3", "raised ValueError")),
-    LearnerMutant("a retry of any length (16 digits kept; int() raises past 4,300)", "E9",
-                  "        elif name == \"retry\" and value.isascii() and value.isdigit() and len(value) <= RETRY_DIGITS:\n",
-                  "        elif name == \"retry\" and value.isascii() and value.isdigit():\n", "E9", ("clause E9.3", "retry: 1111111111111111")),
-    LearnerMutant("the first server that offered a URI wins when two did", "E10",
-                  "        if len(holders) == 1:\n", "        if holders:\n", "E10",
-                  ("a URI two servers offered is not read until the model names the server",)),
-    LearnerMutant("a named server is taken at its word, offered or not", "E10",
-                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n",
-                  "            return server, \"\"\n", "E10", ("clause E10.3",)),
-    LearnerMutant("a URI matched without regard to case", "E10",
-                  "        holders = self._by_uri.get(uri, [])\n",
-                  "        holders = next((h for u, h in self._by_uri.items() if u.lower() == uri.lower()), [])\n",
-                  "E10", ("clause E10.1",)),
-    LearnerMutant("the model asked before the person said yes", "E11",
-                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n"
-                  "                raise Declined(\"the user declined to send it to the model\")\n"
-                  "            system, messages = conversation(ask, new_fence())\n"
-                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n",
-                  "            system, messages = conversation(ask, new_fence())\n"
-                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
-                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n"
-                  "                raise Declined(\"the user declined to send it to the model\")\n",
-                  "E11", ("a request the person declined never reaches the model",)),
-    LearnerMutant("any answer but an empty line approves", "E11",
-                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
-                  "            if not (await self._read(\"Send this to the model? [y/N]: \")).strip():\n",
-                  "E11", ("a request the person declined never reaches the model",)),
-    LearnerMutant("the reply sent back without the second question", "E11",
-                  "            if not approved(await self._read(f\"Send this reply to server '{alias}'? [y/N]: \")):\n"
-                  "                raise Declined(\"the user declined to send the model's reply\")\n", "", "E11",
-                  ("the model's reply is shown before the person is asked to send it",)),
-    LearnerMutant("the run's budget never taken", "E11", "        self.budget.take()\n", "", "E11",
-                  ("clause E11.1", "of the run's budget used")),
-    LearnerMutant("the model's reply sent back whole, never cut to the tokens asked for", "E11",
-                  "            text, cut = cut_reply(turn.text, ask.max_tokens)\n",
-                  "            text, cut = turn.text, False\n", "E11", ("clause E11.4", "(endTurn)")),
+    # Round 3 of the blind review: wrong answers written from the guide alone that were green.
+    LearnerMutant("a page that times out ends the list with the tools so far", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        try:\n            page = await server.request(\"tools/list\", params)\n"
+                  "        except RequestTimeout:\n            return tools\n", "3", ("clause 2.4", "timed out instead")),
+    LearnerMutant("a server gone in the middle of the list leaves its tools so far", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        try:\n            page = await server.request(\"tools/list\", params)\n"
+                  "        except ClientError as exc:\n            if type(exc).__name__ != \"ServerGone\":\n"
+                  "                raise\n            return tools\n", "3", ("clause 2.4", "the server gone instead")),
+    LearnerMutant("-32601 on a later page read as the end of the list", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        try:\n            page = await server.request(\"tools/list\", params)\n"
+                  "        except McpError as exc:\n            if exc.code != -32601:\n                raise\n"
+                  "            return tools\n", "3", ("clause 2.4", "-32601")),
+    LearnerMutant("a page page_tools refuses skipped, the others kept", "2",
+                  "        tools.extend(page_tools(page))\n",
+                  "        try:\n            tools.extend(page_tools(page))\n        except ProtocolViolation:\n"
+                  "            pass\n", "3", ("clause 2.4", "tools not a list")),
+    LearnerMutant("only each tool's name, description and inputSchema kept", "2",
+                  "        tools.extend(page_tools(page))\n",
+                  "        tools.extend({k: t[k] for k in (\"name\", \"description\", \"inputSchema\") if k in t}\n"
+                  "                     for t in page_tools(page))\n", "3", ("clause 2.3", "(changed)")),
+    LearnerMutant("a case-blind [a-z] for the legal characters (the Kelvin sign passes as a K)", "3",
+                  "    legal = _ILLEGAL.sub(\"_\", name)\n",
+                  "    legal = re.sub(r\"[^a-z0-9_-]\", \"_\", name, flags=re.IGNORECASE)\n", "6",
+                  ("clause 3.1", "\u212aelvin")),
+    LearnerMutant("the tool's name NFC-normalised before it is named", "3",
+                  "    name = f\"mcp__{alias}__{tool_name}\"\n",
+                  "    tool_name = __import__(\"unicodedata\").normalize(\"NFC\", tool_name)\n"
+                  "    name = f\"mcp__{alias}__{tool_name}\"\n", "6", ("clause 3.3",)),
+    LearnerMutant("a failed discovery tried once more", "4",
+                  "            try:\n                with anyio.fail_after(self.discovery_timeout):\n"
+                  "                    found[spec.alias] = await self.connect(spec)\n",
+                  "            try:\n                with anyio.fail_after(self.discovery_timeout):\n"
+                  "                    try:\n                        found[spec.alias] = await self.connect(spec)\n"
+                  "                    except Exception:\n                        found[spec.alias] = await self.connect(spec)\n",
+                  "8", ("clause 4.1", "discovered s2 2 times")),
+    LearnerMutant("a timeout's reason written by hand", "4",
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n",
+                  "            except TimeoutError:\n"
+                  "                offline[spec.alias] = f\"timed out after {self.discovery_timeout:g} s\"\n"
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n", "8",
+                  ("clause 4.2", "a timeout's")),
+    *EXTENSION_MUTANTS,
 )
 
 

@@ -70,6 +70,13 @@ class Question:
 Elicitor = Callable[[Question], Awaitable[Json]]  # -> {"action": ..., "content"?: ...}
 
 
+def bound(schema: Json, key: str) -> Optional[float]:
+    """A bound of the schema's (minimum, maxLength...): a number, or none. A server's
+    "5" or true kept as one would break the form at the person's first answer."""
+    value = schema.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _options(schema: Json) -> List[Tuple[Any, str]]:
     """The choices of an enum field, in any of the spellings the spec has used."""
     if isinstance(schema.get("enum"), list):
@@ -108,10 +115,10 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
             made.kind, made.format = "text", str(schema.get("format") or "")
             if made.format and made.format not in FORMATS:
                 raise Unsupported(f"field {name!r} has a format this client does not know ({made.format!r})")
-            made.minimum, made.maximum = schema.get("minLength"), schema.get("maxLength")
+            made.minimum, made.maximum = bound(schema, "minLength"), bound(schema, "maxLength")
     elif kind in ("number", "integer"):
         made.kind = str(kind)
-        made.minimum, made.maximum = schema.get("minimum"), schema.get("maximum")
+        made.minimum, made.maximum = bound(schema, "minimum"), bound(schema, "maximum")
     elif kind == "boolean":
         made.kind = "boolean"
     else:

@@ -70,6 +70,13 @@ class Question:
 Elicitor = Callable[[Question], Awaitable[Json]]  # -> {"action": ..., "content"?: ...}
 
 
+def bound(schema: Json, key: str) -> Optional[float]:
+    """A bound of the schema's (minimum, maxLength...): a number, or none. A server's
+    "5" or true kept as one would break the form at the person's first answer."""
+    value = schema.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _options(schema: Json) -> List[Tuple[Any, str]]:
     """The choices of an enum field, in any of the spellings the spec has used."""
     if isinstance(schema.get("enum"), list):

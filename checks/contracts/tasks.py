@@ -95,10 +95,19 @@ def kind(package: Target, case: Dict[str, Any]) -> Told:
                 f"default {getattr(made, 'default', None)!r}")
 
 
+def as_text(given: Any, made: Any) -> Any:
+    """A label as it is observed: a title or description the server sent as no string
+    may become none or its str(), and either is text; only a label that is no text
+    (the form would break on it) differs."""
+    return "a text" if given is not None and not isinstance(given, str) and isinstance(made, str) else made
+
+
 def labels(package: Target, case: Dict[str, Any]) -> Told:
     made = field_of(package, case)
-    return Told(f"labelled it {getattr(made, 'title', None)!r} with the description "
-                f"{getattr(made, 'description', None)!r}")
+    schema = case["schema"] if isinstance(case["schema"], dict) else {}
+    title = as_text(schema.get("title"), getattr(made, "title", None))
+    description = as_text(schema.get("description"), getattr(made, "description", None))
+    return Told(f"labelled it {title!r} with the description {description!r}")
 
 
 def refused(package: Target, case: Dict[str, Any]) -> Told:

@@ -36,6 +36,10 @@ RIGHT_ANSWERS: List[RightAnswer] = [
     RightAnswer("progress and total handed on as the server sent them (3, not 3.0: the same number)", "E3",
                 "        handler(float(progress), float(total) if is_number(total) else None,\n",
                 "        handler(progress, total if is_number(total) else None,\n"),
+    RightAnswer("a description that is not a string read as none, not as its str()", "E7",
+                "    made = FormField(name, \"\", str(schema.get(\"title\") or name), str(schema.get(\"description\") or \"\"),\n",
+                "    text = schema.get(\"description\")\n"
+                "    made = FormField(name, \"\", str(schema.get(\"title\") or name), text if isinstance(text, str) else \"\",\n"),
 ]
 
 

@@ -97,7 +97,7 @@ HINTS: Dict[str, List[str]] = {
     "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
-           "with minimum and maximum (numbers only), boolean, an array of choices ('choices'); anything "
+           "with minimum and maximum (bound() keeps numbers only), boolean, an array of choices ('choices'); anything "
            "else raises Unsupported. The title is the schema's title, or the property's name when it has "
            "none; the description is '' unless a str. Set secret when SECRET_WORDS matches the name, or "
            "matches ' ' + the title, description or format (each on its own: from a space, '^pin' matches "

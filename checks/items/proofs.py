@@ -160,9 +160,10 @@ def progress(journals: Sequence[Journal]) -> List[str]:
     told = Told(journals)
     asked = [c for c in told.answered("tickets", "tools/call", "rebuild_index")
              if (params(c).get("_meta") or {}).get("progressToken") is not None]
-    long_calls = told.answered("long-tickets", "tools/call", "rebuild_index")
+    last = Told(told.of("long-tickets")[-1:])  # the long call is made again after a stall: the last run counts
+    long_calls = last.answered("long-tickets", "tools/call", "rebuild_index")
     ids = {c.msg.get("id") for c in long_calls}
-    cancels = [e for e in told.logged("long-tickets", "in") if e.msg.get("method") == "notifications/cancelled"
+    cancels = [e for e in last.logged("long-tickets", "in") if e.msg.get("method") == "notifications/cancelled"
                and params(e).get("requestId") in ids]
     return needs((bool(asked), "tickets answered rebuild_index, asked with a progressToken"),
                  (bool(long_calls) and not cancels, "long-tickets answered its long rebuild_index, never cancelled"))

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import List
+
 import pytest
+
+from checks.harness import run_items
+from checks.items import by_number
+from checks.target import load_target
 
 from checks.tests.conftest import Variant, verdicts_for
 
@@ -67,3 +79,39 @@ def test_the_skip_line_counts_every_change_a_learner_made(monkeypatch: pytest.Mo
     monkeypatch.delenv("MCP_LAB_SHIPPED", raising=False)
     said = conftest.skip_reason()
     assert said is not None and "10 change(s): module0.py" in said and "and 7 more" in said
+
+
+def test_a_server_that_stalls_past_e3s_timeout_once_does_not_fail_a_right_client(tmp_path: Path) -> None:
+    # A busy machine may not run the long call's server for over a second: then no
+    # report comes for a whole timeout, and a right client gives up, as it should. The
+    # item tells that from a client that ignores reports (it gave up with one a moment
+    # old) and makes the call again. Here the server is stopped (SIGSTOP) for 1.3 s.
+    stalled: List[int] = []
+
+    def stall() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not stalled:
+            for path in tmp_path.glob("mcp-lab-13-*/long-tickets-*.jsonl"):
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                reports = [line for line in lines if "notifications/progress" in line]
+                if len(reports) >= 10:
+                    pid = json.loads(lines[0])["pid"]
+                    os.kill(pid, signal.SIGSTOP)
+                    stalled.append(pid)
+                    time.sleep(1.3)
+                    os.kill(pid, signal.SIGCONT)
+                    return
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=stall, daemon=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_LAB_RUN_DIR", str(tmp_path))  # where the item's journals go
+        watcher.start()
+        item = by_number(13)
+        assert item is not None
+        verdict = run_items([item], load_target("solution"))[0]
+        watcher.join(60)
+    assert stalled, "the long call's server was never stopped"
+    assert verdict.status == "pass", verdict.message
+    starts = [row for row in verdict.wire if row["kind"] == "start" and row["server"] == "long-tickets"]
+    assert len(starts) == 2, verdict.wire[:3]  # the call, made again once, with a server of its own

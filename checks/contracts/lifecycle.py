@@ -73,7 +73,8 @@ BOTH = [("notes", ["note://n-1"]), ("archive", ["note://n-1"])]
 E10 = Contract("E10", "Offers.resolve", (
     Clause("E10.1", "must read a URI from the one server that offered it in this run (linked in a result or "
                     "listed), exactly as offered: another case, a trailing '/', a percent-escape, a newline "
-                    "or another Unicode form of the same letters is another URI",
+                    "or another Unicode form of the same letters is another URI, refused with a reason; asking "
+                    "about a URI must not change what was offered",
            "lab rule (MCP leaves to the client where a resource link is read from)", resolved, show_offers,
            edges=({"offers": ONE, "uri": "note://n-1"}, {"offers": ONE, "uri": "Note://n-1"},
                   {"offers": ONE, "uri": "note://n-1/"}, {"offers": ONE, "uri": "note://n-1\n"},
@@ -82,7 +83,7 @@ E10 = Contract("E10", "Offers.resolve", (
            inputs=lambda st: offer_cases(st, False), count=120),
     Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
                     "uri that is not a non-empty string (null, 0, a list, \"\", even one a listing held), never "
-                    "raising; must not change what was offered (asking about a URI offers nothing)",
+                    "raising",
            "lab rule: a link is the server's word; anything else could point the model anywhere", resolved,
            show_offers,
            edges=({"offers": [], "uri": "note://n-1"}, {"offers": ONE, "uri": None}, {"offers": ONE, "uri": ""},

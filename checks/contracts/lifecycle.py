@@ -277,6 +277,13 @@ async def sampled_case(package: Target, case: Dict[str, Any]) -> Told:
     return await sampled(package, typed(case))
 
 
+async def approvals(package: Target, case: Dict[str, Any]) -> Told:
+    """The conversation without how many tokens the model was asked for: that is
+    E11.4's to judge, and a mistake there shows on any request that reaches the model."""
+    seen = await sampled(package, typed(case))
+    return Told(re.sub(r"for at most -?\d+ tokens", "for the tokens allowed", str(seen)))
+
+
 YES = ["y", "y"]
 E11 = Contract("E11", "TerminalSampler.__call__", (
     Clause("E11.1", "must take one from the run's budget before asking anyone, and ask no one when the budget is "
@@ -294,7 +301,7 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                     "anything else, an empty line or the end of input declines (Declined); the model gets the "
                     "server's words only as conversation() fences them, with a marker new to each request "
                     "(new_fence(): one a server could learn, it could close)",
-           "MCP sampling: a human in the loop must be able to deny a request", sampled_case, show_sampling,
+           "MCP sampling: a human in the loop must be able to deny a request", approvals, show_sampling,
            edges=({"params": request(), "answers": ["n"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": [""], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["<end of input>"], "reply": "Shipping Friday."},
@@ -304,7 +311,7 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
     Clause("E11.3", "must show the model's reply (describe_reply), the very text that would go back, before "
                     "asking to send it, and send it back (reply_result) only after a second clear yes; "
                     "otherwise decline",
-           "MCP sampling: the human may review and deny the reply before it goes back", sampled_case,
+           "MCP sampling: the human may review and deny the reply before it goes back", approvals,
            show_sampling,
            edges=({"params": request(), "answers": YES, "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["y", "n"], "reply": "Shipping Friday."},

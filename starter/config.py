@@ -112,10 +112,12 @@ class Config:
 
 
 def check_alias(alias: str, where: str) -> None:
-    if not ALIAS_PATTERN.match(alias) or "__" in alias:
+    # No "__", and no "_" at the end: the model's name is mcp__<alias>__<tool>, and
+    # ("a_", "x") and ("a", "_x") would both be mcp__a___x, one server's tool lost.
+    if not ALIAS_PATTERN.match(alias) or "__" in alias or alias.endswith("_"):
         raise ConfigError(
             f"{where}: invalid server alias {alias!r}: use 1-32 letters, digits, '_' or '-' "
-            "(no '__'), since the alias becomes part of every tool name the model sees")
+            "(no '__', and no '_' at the end), since the alias becomes part of every tool name the model sees")
 
 
 def check_unique(aliases: Sequence[str], where: str) -> None:

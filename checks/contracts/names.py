@@ -1,7 +1,7 @@
 """Exercise 3's contract: `model_tool_name(alias, tool_name)`.
 
-The alias comes from the config, which allows 1-32 of [A-Za-z0-9_-] and no
-'__'; the tool name comes from a server and may be any string at all.
+The alias comes from the config, which allows 1-32 of [A-Za-z0-9_-], no '__' and
+no '_' at the end; the tool name comes from a server and may be any string at all.
 """
 
 from __future__ import annotations
@@ -29,19 +29,23 @@ def legal(package: Target, case: Dict[str, str]) -> Told:
 
 
 def unique(package: Target, case: Dict[str, Any]) -> Told:
-    first = name_of(package, {"alias": case["alias"], "tool": case["tools"][0]})
-    second = name_of(package, {"alias": case["alias"], "tool": case["tools"][1]})
+    aliases = case.get("aliases") or [case["alias"]] * 2  # two servers' tools, or one server's two
+    first = name_of(package, {"alias": aliases[0], "tool": case["tools"][0]})
+    second = name_of(package, {"alias": aliases[1], "tool": case["tools"][1]})
     return Told("gave them two names" if first != second else f"gave both the name {first!r}")
 
 
 def show(case: Dict[str, Any]) -> str:
+    if "aliases" in case:
+        return (f"alias {case['aliases'][0]!r} with tool {case['tools'][0]!r}, and alias {case['aliases'][1]!r} "
+                f"with tool {case['tools'][1]!r}")
     if "tools" in case:
         return f"alias {case['alias']!r} with tools {case['tools'][0]!r} and {case['tools'][1]!r}"
     return f"alias {case['alias']!r}, tool {case['tool']!r}"
 
 
 def aliases(st: Any) -> Any:
-    return st.text(ALIAS_CHARS, min_size=1, max_size=32).filter(lambda a: "__" not in a)
+    return st.text(ALIAS_CHARS, min_size=1, max_size=32).filter(lambda a: "__" not in a and not a.endswith("_"))
 
 
 def any_names(st: Any) -> Any:
@@ -96,12 +100,16 @@ CONTRACTS = (Contract("3", "model_tool_name", (
                   {"alias": "a", "tool": "x" * 52}, {"alias": "a", "tool": "x" * 60 + "."},
                   {"alias": "t", "tool": "\u212aelvin"}, {"alias": "t", "tool": "cafe\u0301"}),
            inputs=any_names),
-    Clause("3.4", "must give two different tools of one server two different names",
+    Clause("3.4", "must give two different tools two different names, of one server or of two (an alias and "
+                  "a name that run together as another pair's do are still another tool)",
            "MCP: names are unique within a server, so the client must keep them apart", unique, show,
            edges=({"alias": "tickets", "tools": ["queue.stats", "queue_stats"]},
                   {"alias": "t", "tools": ["x" * 70 + ".csv", "x" * 70 + ".json"]},
                   # Two names Unicode normalisation makes one (NFC and NFKC): two tools all the same.
                   {"alias": "t", "tools": ["caf\u00e9", "cafe\u0301"]},
-                  {"alias": "t", "tools": ["\u212aelvin", "Kelvin"]}),
+                  {"alias": "t", "tools": ["\u212aelvin", "Kelvin"]},
+                  # Two servers' tools whose alias and name run together alike: ("db", "2_query"), ("db2", "_query").
+                  {"aliases": ["db", "db2"], "tools": ["2_query", "_query"]},
+                  {"aliases": ["a", "a-"], "tools": ["-x", "x"]}),
            inputs=twins),
 )),)

@@ -53,7 +53,8 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
     seconds on the loop's clock; one that hangs, never."""
     servers = case["servers"]
     ServerSpec = package.config.ServerSpec
-    config = package.config.config_of([ServerSpec(s["alias"], "python", timeout=s.get("timeout"))
+    config = package.config.config_of([ServerSpec(s["alias"], "python", timeout=s.get("timeout"),
+                                                  on_demand=bool(s.get("on demand")))
                                        for s in servers], "<contract>")
     behaviour = {s["alias"]: s["does"] for s in servers}
     Connection = package.module("connector").Connection
@@ -69,6 +70,8 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
                 await anyio.sleep_forever()
             if does == "answers late":
                 await anyio.sleep(LATE)
+            if does == "fails once" and connects[spec.alias] == 1:
+                raise RuntimeError("exit status 3 (database locked)")
             if does == "raises KeyboardInterrupt":
                 # After a turn: every server's discovery has begun, so the loop this
                 # ends leaves no task that never started (Python would warn of each).
@@ -78,12 +81,17 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
             return Connection(spec.alias, None, ServerInfo(spec.alias, "1"), [])
 
     tools = Scripted(config, request_timeout=LIMIT, discovery_timeout=LIMIT)
+    late = 0.0  # how long refresh went on after the caller cancelled it
     async with tools:
         with anyio.move_on_after(BOUND) as bound:
-            await tools.refresh()
+            for _ in range(2 if case.get("again") else 1):  # again: the user asks to try every server again
+                began = anyio.current_time()
+                with anyio.move_on_after(case.get("cancel", BOUND)):
+                    await tools.refresh()
+                late = max(late, anyio.current_time() - began - case.get("cancel", BOUND))
         if bound.cancelled_caught:
             return None
-        return dict(tools.connections), dict(tools.offline), connects
+        return dict(tools.connections), dict(tools.offline), connects, late
 
 
 NEVER = Told(f"refresh() had not returned after {BOUND:g} s: a server that never answers held it up")
@@ -93,8 +101,11 @@ async def tables(package: Target, case: Dict[str, Any]) -> Told:
     seen = await scripted(package, case)
     if seen is None:
         return NEVER
-    connected, offline, connects = seen
-    again = [f"discovered {alias} {times} times; " for alias, times in connects.items() if times > 1]
+    connected, offline, connects, late = seen
+    again = [f"discovered {alias} {times} times; " for alias, times in connects.items()
+             if times > (2 if case.get("again") else 1)]
+    if late > 0.001:
+        again.insert(0, f"went on {late:g} s after it was cancelled; ")
     fates = []
     for server in case["servers"]:
         alias = server["alias"]
@@ -140,8 +151,11 @@ def show(case: Dict[str, Any]) -> str:
     def one(server: Dict[str, Any]) -> str:
         late = f" after {LATE:g} s" if server["does"] == "answers late" else ""
         timeout = f", its own timeout {server['timeout']:g} s" if server.get("timeout") else ""
-        return f"{server['alias']} ({server['does'].replace(' late', '')}{late}{timeout})"
-    return f"servers {', '.join(one(s) for s in case['servers'])}, discovery_timeout={LIMIT:g}"
+        demand = ", marked onDemand" if server.get("on demand") else ""
+        return f"{server['alias']} ({server['does'].replace(' late', '')}{late}{timeout}{demand})"
+    then = (", refreshed twice" if case.get("again") else "") + \
+        (f", the refresh cancelled after {case['cancel']:g} s" if "cancel" in case else "")
+    return f"servers {', '.join(one(s) for s in case['servers'])}, discovery_timeout={LIMIT:g}{then}"
 
 
 def server_sets(st: Any) -> Any:
@@ -180,13 +194,17 @@ def late(*timeouts: Any) -> Dict[str, Any]:
 CONTRACTS = (Contract("4", "Aggregator.refresh", (
     Clause("4.1", "must put every server that answered in the connections and every other one in the "
                   "offline table, whatever it raised and however long it stayed silent, discovering each "
-                  "once, and must not let one server's failure reach the others (cutting their discovery "
-                  "short) or the caller",
+                  "once (each eager one: one marked onDemand waits for a search), and a server offline before "
+                  "again at the next refresh, and must not let one server's failure reach the others "
+                  "(cutting their discovery short) or the caller",
            "lab rule (guide section 6): failure isolation per server", tables, show,
            edges=(servers("answers", "raises McpError"), servers("raises ValueError", "answers"),
                   servers("hangs", "answers"), servers("answers", "raises TimeoutError"),
                   servers("answers", "hangs", "raises OSError"), servers("raises KeyError"),
-                  servers("answers late", "raises McpError"), servers("raises ServerGone", "answers late")),
+                  servers("answers late", "raises McpError"), servers("raises ServerGone", "answers late"),
+                  {**servers("answers", "fails once"), "again": True},
+                  {"servers": [{"alias": "s1", "does": "answers"}, {"alias": "s2", "does": "answers",
+                                                                    "on demand": True}]}),
            inputs=server_sets, count=40, loop="own"),
     Clause("4.2", "must give every offline server a reason that is not empty, also for an error "
                   "whose own text is empty (a TimeoutError has none): use reason(exc), all of it (its "
@@ -202,9 +220,11 @@ CONTRACTS = (Contract("4", "Aggregator.refresh", (
            tables, show, edges=(late(TIMEOUT), late(None, TIMEOUT)), inputs=with_timeouts, count=30,
            loop="own"),
     Clause("4.4", "must let the user's Ctrl-C (KeyboardInterrupt) during a discovery out of refresh, not "
-                  "write it down as that server's failure: catch Exception, not BaseException",
+                  "write it down as that server's failure (catch Exception, not BaseException), and end "
+                  "at once when the refresh is cancelled (no shield around a server's discovery)",
            "lab rule: failure isolation is for what a server does; in Python a KeyboardInterrupt is not "
            "an Exception, so the user can stop the client", tables, show,
-           edges=(servers("raises KeyboardInterrupt"), servers("answers", "raises KeyboardInterrupt")),
+           edges=(servers("raises KeyboardInterrupt"), servers("answers", "raises KeyboardInterrupt"),
+                  {**servers("hangs", "answers late"), "cancel": 1.0}),
            inputs=interrupted, count=20, raises=("KeyboardInterrupt",), loop="alone"),
 )),)

@@ -15,27 +15,42 @@ from checks.contracts.clause import Clause, Contract, Raised, Told
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
+MANY = 50  # tools past which a list is told by its count and ends
 BEYOND = 50  # requests past a script's last page before the scripted server gives up on the client
 
 
 # -- exercise 1: one reply, one waiting request ------------------------------------
 
 
-def outcome(package: Target, reply: Dict[str, Any]) -> Any:
-    """How the waiting request ends when `reply` comes in for its id."""
+async def outcome(package: Target, reply: Dict[str, Any]) -> Any:
+    """How the waiting request ends when `reply` comes in for its id: as on_line
+    returns (at once), with the client's task group in place as a running client has
+    it, for a request of the lab's own and for a tools/call (a client that turns a
+    call's error into a result there hides it from the program)."""
+    seen = [await ending(package, reply, method) for method in ("notes/judge", "tools/call")]
+    return Told(seen[0] if seen[0] == seen[1] else f"{seen[0]}; for a tools/call it {seen[1]}")
+
+
+async def ending(package: Target, reply: Dict[str, Any], method: str) -> str:
     client = package.stdio_client.StdioClient(package.config.ServerSpec("judge", "python"))
-    request_id, slot = client._pending.open("notes/judge")
-    client.on_line(json.dumps({"jsonrpc": "2.0", "id": request_id, **reply}).encode())
-    if not slot.done.is_set():
-        return Told("left the request waiting (it would wait for its whole timeout)")
+    async with anyio.create_task_group() as group:
+        client._task_group = group
+        request_id, slot = client._pending.open(method)
+        client.on_line(json.dumps({"jsonrpc": "2.0", "id": request_id, **reply}).encode())
+        done = slot.done.is_set()  # before anything else may run: "at once"
+        group.cancel_scope.cancel()
+    if not done:
+        return "left the request waiting (it would wait for its whole timeout)"
     if slot.error is None:
-        return Told(f"resolved it with {slot.result!r:.100}")
+        return f"resolved it with {slot.result!r:.100}"
     error = slot.error
+    if isinstance(error, type):
+        return f"rejected it with the class {error.__name__}, not an exception made of it"
     if type(error).__name__ == "McpError":
         # The message and data whole: a learner who cuts or strips the server's words loses them.
-        return Told(f"rejected it with McpError(code={getattr(error, 'code', None)!r}, "
-                    f"message={getattr(error, 'message', None)!r}, data={getattr(error, 'data', None)!r})")
-    return Told(f"rejected it with {type(error).__name__}")
+        return (f"rejected it with McpError(code={getattr(error, 'code', None)!r}, "
+                f"message={getattr(error, 'message', None)!r}, data={getattr(error, 'data', None)!r})")
+    return f"rejected it with {type(error).__name__}"
 
 
 def show_reply(reply: Dict[str, Any]) -> str:
@@ -70,7 +85,8 @@ def neither(st: Any) -> Any:
 # -- exercise 2: a scripted server's pages ------------------------------------------
 
 
-FAILS = ("error", "timeout", "gone", "no method", "not a list", "nameless")  # how a page may fail
+FAILS = ("error", "timeout", "gone", "no method", "not a list", "nameless", "bad cursor")  # how a page may fail
+SLOW = 20.0  # seconds a slow page takes (on a loop of the clause's own): within any server's timeout
 
 
 def served(name: str) -> Dict[str, Any]:
@@ -85,10 +101,13 @@ class ScriptedPages:
     """Answers tools/list from a script of pages and writes down every params it got.
     Past the script it answers a last, empty page: a client that asks again is
     seen asking, not stopped by an error of ours. A page's "fails" says how it
-    fails instead: an error reply (-32603, or -32601), the request timing out, the
-    server gone, or a page whose tools are not a list, or hold one without a name."""
+    fails instead: an error reply (-32603, -32601, or -32602 for a cursor it no longer
+    takes), the request timing out, the server gone, or a page whose tools are not a
+    list, or hold one without a name. A page may also hold "many" more tools, or be
+    "slow" to come (a timeout the client passes is kept, as a real server's is)."""
 
     era = "current"
+    alias = "notes"  # as a connection names its server: a client that keeps lists by alias shows it
 
     def __init__(self, pages: List[Dict[str, Any]], errors: Any) -> None:
         self.pages = pages
@@ -104,15 +123,22 @@ class ScriptedPages:
         if len(self.sent) > len(self.pages) + BEYOND:
             raise RuntimeError(f"the client asked for {len(self.sent)} pages of a list of {len(self.pages)}")
         step = len(self.sent) - 1
-        page = self.pages[step] if step < len(self.pages) else {"tools": [], "nextCursor": ABSENT}
+        page: Dict[str, Any] = self.pages[step] if step < len(self.pages) else {"tools": [], "nextCursor": ABSENT}
         fails = failing(page)
-        if fails in ("error", "no method"):
-            raise self.errors.McpError(-32603 if fails == "error" else -32601, "the page could not be read")
+        if page.get("slow"):
+            if timeout is not None and timeout < SLOW:
+                await anyio.sleep(timeout)
+                raise self.errors.RequestTimeout("tools/list", timeout)
+            await anyio.sleep(SLOW)
+        if fails in ("error", "no method", "bad cursor"):
+            code = {"error": -32603, "no method": -32601, "bad cursor": -32602}[fails]
+            raise self.errors.McpError(code, "the page could not be read")
         if fails == "timeout":
             raise self.errors.RequestTimeout("tools/list", 5.0)
         if fails == "gone":
             raise self.errors.ServerGone("server exited with status 1 while paging")
-        tools: Any = [served(name) for name in page["tools"]]
+        many = page.get("many") or 0
+        tools: Any = [served(name) for name in [*page["tools"], *(f"bulk{n}" for n in range(many))]]
         if fails == "nameless":
             tools.append({"description": "a tool without a name", "inputSchema": {"type": "object"}})
         reply: Dict[str, Any] = {"tools": "not a list" if fails == "not a list" else tools}
@@ -137,6 +163,9 @@ async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
         # Each tool by its name when it came back whole, as the server listed it.
         ended: Any = [(t.get("name") if t == served(str(t.get("name"))) else f"{t.get('name')} (changed)")
                       if isinstance(t, dict) else t for t in tools]
+        if len(ended) > MANY:
+            ended = f"{len(ended)} tools: {ended[:3]} ... {ended[-3:]}" + (" (some changed)" if any(
+                "(changed)" in str(t) for t in ended) else "")
     except Exception as exc:
         ended = Raised(type(exc).__name__)
     return {"server": server, "ended": ended}
@@ -183,8 +212,11 @@ def show_pages(case: Dict[str, Any]) -> str:
         if fails:
             cursor = {"error": "answered with error -32603 instead", "no method": "answered with error -32601 "
                       "instead", "timeout": "timed out instead", "gone": "the server gone instead",
-                      "not a list": "tools not a list", "nameless": "and a tool without a name"}[fails]
-        shown.append(f"[{', '.join(page['tools']) or 'no tools'}; {cursor}]")
+                      "not a list": "tools not a list", "nameless": "and a tool without a name",
+                      "bad cursor": "answered with error -32602 (cursor refused) instead"}[fails]
+        more = f" and {page['many']} more" if page.get("many") else ""
+        slow = f", after {SLOW:g} s" if page.get("slow") else ""
+        shown.append(f"[{', '.join(page['tools']) or 'no tools'}{more}; {cursor}{slow}]")
     return f"pages {' '.join(shown)} with max_pages={case['max_pages']}"
 
 
@@ -225,6 +257,9 @@ FAILING = {"pages": [page(["read_note", "search"], "p2"), page([], ABSENT, fails
 # A page in the middle that fails each other way: the listing fails with it, never short.
 FAILING_EACH_WAY = tuple({"pages": [page(["read_note", "search"], "p2"), page(["add_note"], "p3", fails=how),
                                     page(["tag"], ABSENT)], "max_pages": 5} for how in FAILS[1:])
+# A page that takes long, within the server's own timeout: a client's own, shorter limit cuts the list short.
+SLOW_PAGE = {"pages": [page(["read_note"], "p2"), {**page(["add_note"], ABSENT), "slow": True}], "max_pages": 5}
+BULK = {"pages": [{**page(["read_note"], "p2"), "many": 1200}, page(["add_note"], ABSENT)], "max_pages": 5}
 TWICE = {"pages": [page(["read", "search"], "p2"), page(["read"], ABSENT)], "max_pages": 5}  # a server's own repeat
 ODD_CURSOR = {"pages": [page(["read"], 7), page(["search"], ABSENT)], "max_pages": 5}  # not a string: sent back as is
 FALSY_CURSORS = {"pages": [page(["read"], 0), page(["search"], False), page(["add"], ABSENT)], "max_pages": 5}
@@ -274,12 +309,13 @@ CONTRACTS = (
                       "annotations and outputSchema are the client's to use), in the order the pages gave "
                       "them, and raise ProtocolViolation after max_pages requests when the server has not ended",
                "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,
-               edges=(PAGED, NULL_END, ENDLESS, TWICE), inputs=scripts, raises=("ProtocolViolation",)),
-        Clause("2.4", "must let a page that fails (an error reply of any code, a timeout, the server gone, a "
-                      "page page_tools refuses) fail the whole listing: never return the tools of the other "
-                      "pages as if they were all",
+               edges=(PAGED, NULL_END, ENDLESS, TWICE, BULK), inputs=scripts, raises=("ProtocolViolation",)),
+        Clause("2.4", "must let a page that fails (an error reply of any code, a cursor refused included, a "
+                      "timeout, the server gone, a page page_tools refuses) fail the whole listing: never return "
+                      "the tools of the other pages as if they were all, nor cut a slow page short with a limit "
+                      "of its own (the server's timeout is the request's)",
                "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,
-               show_pages, edges=(FAILING, *FAILING_EACH_WAY), inputs=failing_scripts, count=60,
-               raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone")),
+               show_pages, edges=(FAILING, *FAILING_EACH_WAY, SLOW_PAGE), inputs=failing_scripts, count=60,
+               raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone"), loop="own"),
     )),
 )

@@ -152,6 +152,10 @@ async def protocol_error(target: Target, lab: Lab) -> str:
                    f"the request returns {{}}\njournal: {empty_served}; a later request was answered after it\n"
                    f"got: the later request returned while {EMPTY_METHOD} was still waiting: its reply "
                    f"was dropped{where}")
+    if empty is bare:  # the very exception the reply with neither member made: it failed this one too
+        raise Fail(f"expected: a reply with neither member rejects only the request whose id it carries\n"
+                   f"journal: {bare_served}; {empty_served}\n"
+                   f"got: {EMPTY_METHOD} failed with {BARE_METHOD}'s ProtocolViolation too{where}")
     if empty != {}:
         raise Fail(f"expected: an empty result {{}} is a result (what an acknowledgement carries): the "
                    f"request returns {{}}; test for the key (\"result\" in message), not for a truthy "

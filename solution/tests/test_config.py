@@ -30,7 +30,7 @@ def test_a_duplicate_alias_is_an_error_even_as_duplicate_json_keys() -> None:
         parse_config(text)
 
 
-@pytest.mark.parametrize("alias", ["my notes", "nötes", "a.b", "a__b", "", "x" * 33, "notes\n"])
+@pytest.mark.parametrize("alias", ["my notes", "nötes", "a.b", "a__b", "", "x" * 33, "notes\n", "a_"])
 def test_an_alias_outside_the_allowed_characters_is_an_error(alias: str) -> None:
     with pytest.raises(ConfigError, match="invalid server alias"):
         parse_config(json.dumps({"mcpServers": {alias: {"command": "x"}}}))
@@ -137,3 +137,11 @@ def test_an_unusable_oauth_entry_stops_the_client_with_one_line(oauth: Any, comp
     local = json.dumps({"mcpServers": {"notes": {"command": "x", "oauth": {}}}})
     with pytest.raises(ConfigError, match="'oauth' is for a remote server"):
         parse_config(local, "c.json")
+
+
+def test_no_two_servers_tools_share_a_model_name_through_their_aliases() -> None:
+    # ("a_", "x") and ("a", "_x") would both be mcp__a___x: an alias ends in no "_".
+    from solution.naming import model_tool_name
+    legal = [a for a in ("a", "a-", "a_b", "ab") if parse_config(json.dumps({"mcpServers": {a: {"command": "x"}}}))]
+    names = {model_tool_name(alias, tool) for alias in legal for tool in ("x", "_x", "-x", "b_x", "x_")}
+    assert len(names) == len(legal) * 5

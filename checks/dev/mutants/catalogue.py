@@ -176,6 +176,65 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "                offline[spec.alias] = f\"timed out after {self.discovery_timeout:g} s\"\n"
                   "            except Exception as exc:  # any failure: record why, keep the rest\n", "8",
                   ("clause 4.2", "a timeout's")),
+    # Round 4 of the blind review.
+    LearnerMutant("an error reply handed on later, from the task group, not at once", "1",
+                  "            slot.reject(McpError.from_reply(message[\"error\"]))\n",
+                  "            error = McpError.from_reply(message[\"error\"])\n"
+                  "            if self._task_group is not None:\n"
+                  "                async def later() -> None:\n                    slot.reject(error)\n"
+                  "                self._task_group.start_soon(later)\n"
+                  "            else:\n                slot.reject(error)\n", "2",
+                  ("clause 1.2", "left the request waiting")),
+    LearnerMutant("a tools/call's error reply turned into an isError result", "1",
+                  "            slot.reject(McpError.from_reply(message[\"error\"]))\n",
+                  "            error = McpError.from_reply(message[\"error\"])\n"
+                  "            if slot.method == \"tools/call\":\n"
+                  "                slot.resolve({\"content\": [{\"type\": \"text\", \"text\": str(error)}], \"isError\": True})\n"
+                  "            else:\n                slot.reject(error)\n", "2",
+                  ("clause 1.2", "for a tools/call it resolved")),
+    LearnerMutant("a page cut short by a limit of the learner's own, the list so far kept", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        page = None\n        with anyio.move_on_after(5):\n"
+                  "            page = await server.request(\"tools/list\", params)\n"
+                  "        if page is None:\n            return tools\n", "3", ("clause 2.4", "after 20 s")),
+    LearnerMutant("the lists kept by alias in a global, listed once", "2",
+                  "    cursor: Optional[str] = None\n",
+                  "    kept = globals().setdefault(\"_LISTED\", {})\n"
+                  "    if getattr(server, \"alias\", None) in kept:\n"
+                  "        return list(kept[server.alias])\n"
+                  "    kept[getattr(server, \"alias\", None)] = tools  # filled in below, as the pages come\n"
+                  "    cursor: Optional[str] = None\n", "3", ("the first request without a cursor",)),
+    LearnerMutant("a list stopped quietly at 1,000 tools", "2",
+                  "        tools.extend(page_tools(page))\n",
+                  "        tools.extend(page_tools(page))\n        if len(tools) >= 1000:\n            return tools[:1000]\n",
+                  "3", ("clause 2.3", "1202 tools")),
+    LearnerMutant("names remembered by alias + tool name run together", "3",
+                  "    name = f\"mcp__{alias}__{tool_name}\"\n",
+                  "    kept = globals().setdefault(\"_NAMED\", {})\n"
+                  "    if alias + tool_name in kept:\n        return kept[alias + tool_name]\n"
+                  "    name = f\"mcp__{alias}__{tool_name}\"\n"
+                  "    kept[alias + tool_name] = name if _ILLEGAL.sub(\"_\", name) == name and len(name) <= MAX_MODEL_NAME \\\n"
+                  "        else f\"{_ILLEGAL.sub('_', name)[:MAX_MODEL_NAME - HASH_LENGTH - 1]}_{short_hash(alias, tool_name)}\"\n",
+                  "6", ("clause 3.4", "'db2'")),
+    LearnerMutant("each server's discovery shielded from cancellation", "4",
+                  "            try:\n                with anyio.fail_after(self.discovery_timeout):\n"
+                  "                    found[spec.alias] = await self.connect(spec)\n"
+                  "            except Exception as exc:  # any failure: record why, keep the rest\n"
+                  "                offline[spec.alias] = reason(exc)\n",
+                  "            with anyio.CancelScope(shield=True):\n"
+                  "                try:\n                    with anyio.fail_after(self.discovery_timeout):\n"
+                  "                        found[spec.alias] = await self.connect(spec)\n"
+                  "                except Exception as exc:  # any failure: record why, keep the rest\n"
+                  "                    offline[spec.alias] = reason(exc)\n", "8",
+                  ("clause 4.4", "after it was cancelled")),
+    LearnerMutant("a server offline at the last refresh not tried again", "4",
+                  "            for spec in self.eager_servers():\n                group.start_soon(connect_one, spec)\n",
+                  "            for spec in self.eager_servers():\n                if spec.alias in self.offline:\n"
+                  "                    offline[spec.alias] = self.offline[spec.alias]\n                    continue\n"
+                  "                group.start_soon(connect_one, spec)\n", "8", ("clause 4.1", "refreshed twice")),
+    LearnerMutant("every configured server started, onDemand ones too", "4",
+                  "            for spec in self.eager_servers():\n",
+                  "            for spec in self.config.servers:\n", "8", ("clause 4.1", "onDemand")),
     *EXTENSION_MUTANTS,
 )
 

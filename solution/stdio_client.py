@@ -50,8 +50,14 @@ ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, tot
 
 
 def is_number(value: object) -> "TypeGuard[float]":
-    """A finite JSON number (not a bool, a string, NaN or infinity)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite JSON number (not a bool, a string, NaN or infinity, nor a whole number
+    too long for a float: math.isfinite raises on 10**400, and the reader must not)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 class StdioClient:

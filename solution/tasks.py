@@ -48,8 +48,13 @@ class TaskState:
 
 
 def _seconds(value: Any) -> Optional[float]:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
-        return value / 1000
+    """Milliseconds as seconds; None for what is not a finite number of them (10**400
+    is no float: its division would raise)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        try:
+            return value / 1000 if math.isfinite(value / 1000) else None
+        except OverflowError:
+            return None
     return None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, List, Optional, Tuple
 
 import anyio
@@ -52,3 +53,14 @@ async def test_progress_extends_the_timeout_only_when_configured(fixture: Any, r
                     await call
         finally:
             await client.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_progress_too_long_for_a_float_is_no_report_and_the_reader_reads_on() -> None:
+    # float(10 ** 400) raises OverflowError: in the reader it would end the connection.
+    client = StdioClient(ServerSpec("t", "python"))
+    heard: Seen = []
+    client._progress[1] = lambda p, t, m: heard.append((p, t, m))
+    for params in ({"progressToken": 1, "progress": 10 ** 400}, {"progressToken": 1, "progress": 1, "total": 10 ** 400}):
+        client.on_line(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}).encode())
+    assert heard == [(1.0, None, "")]

@@ -274,6 +274,9 @@ def test_a_servers_poll_interval_is_kept_within_bounds() -> None:
                       "current").poll_seconds == MAX_POLL
     assert read_state({"taskId": "a", "status": "working", "pollIntervalMs": "soon"},
                       "current").poll_seconds == DEFAULT_POLL
+    # A whole number too long for a float is none (its division would raise OverflowError).
+    assert read_state({"taskId": "a", "status": "working", "pollIntervalMs": 10 ** 400},
+                      "current").poll_seconds == DEFAULT_POLL
 
 
 @pytest.mark.parametrize("body", [{"taskId": "a", "status": "paused"}, {"status": "working"}, [1]])

@@ -42,6 +42,8 @@ class ChangingServer:
         self.hold_next = False
         self.held = anyio.Event()  # set when a held request has arrived
         self.release = anyio.Event()
+        self.delay = 0.0  # seconds each answer takes, once the change has come (on a loop of the clause's own)
+        self.answering = anyio.Event()  # set, and made anew, at each answer
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None) -> Dict[str, Any]:
@@ -61,7 +63,11 @@ class ChangingServer:
                 await self.release.wait()
             finally:  # let go, or cancelled with the task that asked
                 self.waiting -= 1
+        if self.delay:
+            await anyio.sleep(self.delay)
         self.answered += 1
+        self.answering.set()
+        self.answering = anyio.Event()
         return page
 
     async def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
@@ -82,6 +88,8 @@ async def settle(server: ChangingServer) -> None:
     """Until every request is answered and SETTLE turns pass with no new one."""
     quiet, seen = 0, server.asked
     while quiet < SETTLE:
+        if server.delay and server.answered != server.asked:
+            await server.answering.wait()  # a slow answer: turns of the loop would not bring it
         await anyio.sleep(0)
         if server.asked != seen or server.answered != server.asked:
             quiet, seen = 0, server.asked
@@ -95,7 +103,8 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
     table the model would see at the end."""
     versions: List[List[str]] = case["versions"]
     server, steady = ChangingServer(versions[0]), ChangingServer(["steady"])
-    scripted = {"srv": server, "other": steady}
+    alias = case.get("alias", "srv")
+    scripted = {alias: server, "other": steady}
     Connection = package.module("connector").Connection
     ServerInfo = package.discovery.ServerInfo
     config = package.config.config_of([package.config.ServerSpec(alias, "python") for alias in scripted],
@@ -111,19 +120,20 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
         async with Scripted(config, request_timeout=BOUND, discovery_timeout=BOUND) as tools:
             await tools.refresh()
             before = {"listings": server.listings, "other": steady.asked}
-            with anyio.move_on_after(BOUND) as bound:
+            server.delay = case.get("slow", 0.0)
+            with anyio.move_on_after(BOUND + 2 * server.delay) as bound:
                 for number, version in enumerate(versions[1:]):
                     server.tools = version
                     during = case["during"] and number > 0
                     if case["during"] and number == 0:
                         server.hold_next = True
-                    tools.list_changed("srv")
+                    tools.list_changed(alias)
                     if case["during"] and number == 0:
                         await in_flight(server)  # the first re-list is now in flight, its answer made
                     if not during and not case["during"]:
                         await settle(server)
                 for _ in range(case.get("burst", 0)):
-                    tools.list_changed("srv")
+                    tools.list_changed(alias)
                 if case.get("cancel"):
                     ended.cancel()
                     await anyio.sleep(0)
@@ -134,7 +144,7 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
                     await settle(server)
             seen.update(never=bound.cancelled_caught, relists=server.listings - before["listings"],
                         others=steady.asked - before["other"],
-                        names=sorted(e.original_name for e in tools.entries.values() if e.alias == "srv"))
+                        names=sorted(e.original_name for e in tools.entries.values() if e.alias == alias))
     if case.get("cancel"):
         for _ in range(SETTLE):  # turns for whatever the aggregator left running to move on
             await anyio.sleep(0)
@@ -187,7 +197,9 @@ def show(case: Dict[str, Any]) -> str:
     else:
         how = "each change announced after the last re-list had ended"
     burst = f", then {case['burst']} more announcements of the last while it was" if case.get("burst") else ""
-    return (f"a server whose tools went {steps} ({PAGE} a page), {how}{burst} (beside it, a server "
+    named = f" named {case['alias']!r}" if "alias" in case else ""
+    slow = f", each re-list's answer {case['slow']:g} s in coming" if case.get("slow") else ""
+    return (f"a server{named} whose tools went {steps} ({PAGE} a page), {how}{burst}{slow} (beside it, a server "
             "whose tools never changed)")
 
 
@@ -213,12 +225,15 @@ READ_ADD_TAG = [["read"], ["read", "add"], ["read", "add", "tag"]]
 
 CONTRACTS = (Contract("E2", "Aggregator.list_changed", (
     Clause("E2.1", "must bring the table to the server's latest list after each change, every page of it "
-                   "(names that stay keep their names; new tools appear, removed ones go)",
+                   "(names that stay keep their names; new tools appear, removed ones go), for any alias as "
+                   "configured and however long the server takes to answer (its timeout is the request's)",
            "MCP: notifications/tools/list_changed means the client should list again", final_table, show,
            edges=({"versions": [["read"], ["read", "add"]], "during": False},
                   {"versions": [["read"], ["read", "add", "tag"]], "during": False},
-                  {"versions": [["read", "add"], []], "during": False}),
-           inputs=lambda st: histories(st, False), count=25),
+                  {"versions": [["read", "add"], []], "during": False},
+                  {"versions": [["read"], ["read", "add"]], "during": False, "alias": "Tickets"},
+                  {"versions": [["read"], ["read", "add"]], "during": False, "slow": 30.0}),
+           inputs=lambda st: histories(st, False), count=25, loop="own"),
     Clause("E2.2", "must not lose a change announced while that server's re-list is still running: its "
                    "answer may predate the change, so the table must end with the latest list, not that one",
            "lab rule (guide section 11.2): the race a server that changes twice in a row sets up",

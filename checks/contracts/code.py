@@ -58,7 +58,8 @@ CONTRACTS = (Contract("E8", "literal", (
                    "strings hold (quotes, backslashes, newlines, NUL)",
            "lab rule: a stub is code the model reads; repr() writes a value as Python source",
            typed, repr, edges=(["low", "high"], ['say "hi"'], ["a'b"], ["line\nbreak"], ["\\"],
-                               ['"]\nimport os\n#'], [1, True, None], [0], [False], [""], ["x" * 60]),
+                               ['"]\nimport os\n#'], [1, True, None], [0], [False], [""], ["x" * 60],
+                               [f"C{n:03}" for n in range(100)]),
            inputs=enums, count=150),
     Clause("E8.2", "must return None when any value cannot be a Literal (a float, a list, an object) or "
                    "there are no values at all, so the stub says Any",

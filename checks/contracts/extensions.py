@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional
 
 import anyio
@@ -21,6 +22,9 @@ def entry(package: Target, tool: Dict[str, Any], alias: str = "srv") -> Any:
     return package.module("translate").ToolEntry(alias, name, f"mcp__{alias}__{name}", tool)
 
 
+LEDGER = ("Exports the ledger of the month as a printable document, one row per line item, for the "
+          "accountants; invoice")  # the word asked for past the first hundred characters
+
 # -- E1: consent --------------------------------------------------------------------
 
 
@@ -35,7 +39,10 @@ def asks(package: Target, case: Dict[str, Any]) -> Told:
     tool = tool_with(case["annotations"])
     if case.get("beside"):  # a hint written on the tool itself, beside its annotations: not an annotation
         tool["readOnlyHint"] = True
+    listed = json.loads(json.dumps(tool))
     free = package.consent.runs_without_asking(entry(package, tool), case["trusted"])
+    if tool != listed:  # the tool as the server listed it is its fingerprint, in the audit log too
+        return Told("changed the tool's definition (the server's words, as listed)")
     if not isinstance(free, bool):
         return Told(f"returned {free!r:.40}, not a bool")
     return Told("let the call run without asking" if free else "asked first")
@@ -71,7 +78,8 @@ def progress_seen(package: Target, case: Dict[str, Any]) -> Told:
             repr(token))
     for params in case["reports"]:
         client._on_progress(params)
-    parts = [f"request {key} was told {calls}" for key, calls in reached.items()]
+    parts = [f"request {key} was told {calls}" if len(calls) <= 20 else
+             f"request {key} was told {len(calls)} reports, the last {calls[-1]}" for key, calls in reached.items()]
     return Told("; ".join(parts))
 
 
@@ -265,7 +273,10 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": "4"}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": float("inf")}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1, "total": float("-inf")}]},
-                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "total": 0}]}),
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "total": 0}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1,
+                                                      "message": "rebuilding the index: " + "shard 7 of 9, " * 20}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": n} for n in range(1002)]}),
                inputs=reports, count=150),
         Clause("E3.2", "must note when a report came, on the event loop's clock (anyio.current_time()) that "
                        "the request's wait compares it with, for a real report only: a malformed one (no "
@@ -292,7 +303,10 @@ CONTRACTS = (
                    # words() cuts a name at every character outside [a-z0-9], as it cuts the query
                    {"query": "export résumé", "limit": 9, "tools": [
                        {"name": "export-invoice", "title": ABSENT, "description": ABSENT},
-                       {"name": "résumé_0", "title": ABSENT, "description": ABSENT}]}),
+                       {"name": "résumé_0", "title": ABSENT, "description": ABSENT}]},
+                   # the whole description, not its first line or hundred characters
+                   {"query": "invoice", "limit": 9, "tools": [
+                       {"name": "ledger_pdf", "title": ABSENT, "description": LEDGER}]}),
                inputs=lambda st: catalogues(st, False), count=120),
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
                        "description, best first, and keep the catalogue's order among equal scores; the "
@@ -327,7 +341,10 @@ CONTRACTS = (
                        "cautious reading of a careless server, as E1 trusts a hint only when it is true",
                "MCP: an isError result is the tool's failure; no schema vouches for its data", data, show_data,
                edges=(case_of("with outputSchema", isError=True, structuredContent={"id": "n-9"}),
-                      case_of("with outputSchema", isError=1, structuredContent={"id": "n-9"})),
+                      case_of("with outputSchema", isError=1, structuredContent={"id": "n-9"}),
+                      case_of("with outputSchema", isError="YES", structuredContent={"id": "n-9"}),
+                      case_of("with outputSchema", isError="false", structuredContent={"id": "n-9"}),
+                      case_of("with outputSchema", isError=[1], structuredContent={"id": "n-9"})),
                inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [True]), count=30),
         Clause("E5.2", "must give None, and not raise, when there is no entry (a call that reached no "
                        "known tool)",
@@ -340,6 +357,9 @@ CONTRACTS = (
                        "result that breaks its schema into an error",
                "MCP: structuredContent is the tool's data; the lab hands it over unchanged", data, show_data,
                edges=(case_of("with outputSchema", isError=False, structuredContent={"id": "n-1"}),
+                      case_of("with outputSchema", isError=None, structuredContent={"id": "n-1"}),
+                      case_of("with outputSchema", isError=0, structuredContent={"id": "n-1"}),
+                      case_of("with outputSchema", isError="", structuredContent={"id": "n-1"}),
                       case_of("with outputSchema", isError=ABSENT, structuredContent={}),
                       case_of("without outputSchema", isError=False, structuredContent=[1, 2]),
                       case_of("with outputSchema", isError=False, structuredContent=0),

@@ -25,6 +25,8 @@ def resolved(package: Target, case: Dict[str, Any]) -> Told:
     offers = package.module("resource_links").Offers()
     for alias, uris in case["offers"]:
         offers.offer(alias, list(uris))
+    if "asked before" in case:  # the model read it once already, naming a server: each ask stands alone
+        offers.resolve(*case["asked before"])
     before = {uri: list(holders) for uri, holders in offers._by_uri.items()}
     answer = offers.resolve(case["uri"], case.get("server"))
     if {uri: list(holders) for uri, holders in offers._by_uri.items()} != before:
@@ -47,7 +49,8 @@ def resolved(package: Target, case: Dict[str, Any]) -> Told:
 def show_offers(case: Dict[str, Any]) -> str:
     offered = "; ".join(f"{alias} offered {list(uris)!r:.80}" for alias, uris in case["offers"]) or "nothing offered"
     named = f" from server {case['server']!r}" if "server" in case else ""
-    return f"{offered}, and the model asking for {case['uri']!r:.80}{named}"
+    before = (f", after it read it from {case['asked before'][1]!r}" if "asked before" in case else "")
+    return f"{offered}, and the model asking for {case['uri']!r:.80}{named}{before}"
 
 
 URIS = ["note://n-1", "note://n-2", "Note://n-1", "note://n-1/", "note://n%2D1", "note://é", "", " ",
@@ -79,6 +82,7 @@ E10 = Contract("E10", "Offers.resolve", (
            edges=({"offers": ONE, "uri": "note://n-1"}, {"offers": ONE, "uri": "Note://n-1"},
                   {"offers": ONE, "uri": "note://n-1/"}, {"offers": ONE, "uri": "note://n-1\n"},
                   {"offers": [("notes", ["note://n-1", "note://n-1"])], "uri": "note://n-1"},
+                  {"offers": [("notes", [" "])], "uri": " "},
                   {"offers": [("notes", ["note://cafe\u0301"])], "uri": "note://caf\u00e9"}),
            inputs=lambda st: offer_cases(st, False), count=120),
     Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
@@ -95,7 +99,8 @@ E10 = Contract("E10", "Offers.resolve", (
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
                     "read it from that one; must refuse a named server that did not offer it (names are exact: "
                     "'NOTES' is not 'notes'), even when only one other server did; a server that is not a "
-                    "non-empty string (null, \"\", 0) names none",
+                    "non-empty string (null, \"\", 0, true, a list) names none; each ask stands alone (a server "
+                    "named before is not named now)",
            "lab rule: URIs are not unique across servers, so a link from one is never read from another",
            resolved, show_offers,
            edges=({"offers": BOTH, "uri": "note://n-1"}, {"offers": BOTH, "uri": "note://n-1", "server": "archive"},
@@ -103,7 +108,10 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": ONE, "uri": "note://n-1", "server": "NOTES"},
                   {"offers": ONE, "uri": "note://n-1", "server": None},
                   {"offers": ONE, "uri": "note://n-1", "server": ""},
-                  {"offers": ONE, "uri": "note://n-1", "server": 0}),
+                  {"offers": ONE, "uri": "note://n-1", "server": 0},
+                  {"offers": ONE, "uri": "note://n-1", "server": True},
+                  {"offers": ONE, "uri": "note://n-1", "server": ["notes"]},
+                  {"offers": BOTH, "uri": "note://n-1", "asked before": ["note://n-1", "archive"]}),
            inputs=lambda st: offer_cases(st, True), count=150),
 ))
 
@@ -204,15 +212,17 @@ async def sampled(package: Target, case: Dict[str, Any]) -> Told:
         ended = f"sent back {got!r:.80} ({result.get('stopReason') if isinstance(result, dict) else '?'})"
     steps = ", ".join(world.events) or "nothing happened"
     turns = f" in {world.turns} turns of the terminal" if world.turns > 1 else ""
-    seen = await shown_and_fenced(package, case, world, sent)
-    return Told(f"{steps}{turns}; then {ended}; {world.budget.used} of the run's budget used{seen}")
+    used = world.budget.used
+    seen = await shown_and_fenced(package, case, world, sent, sampler)
+    return Told(f"{steps}{turns}; then {ended}; {used} of the run's budget used{seen}")
 
 
-async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripted, result: Any) -> str:
+async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripted, result: Any,
+                           sampler: Any) -> str:
     """Whether the person saw the reply that was sent, and whether the server's
-    words reached the model fenced, with a marker new to this request (a second
-    request, the same in every way, must get another: a fixed one a server could
-    learn and close)."""
+    words reached the model fenced, with a marker new to this request: a second
+    request, the same in every way, to the same sampler, must get another (a fixed
+    one a server could learn and close), and be asked about twice again."""
     said = []
     sampling = package.module("sampling")
     content = result.get("content") if isinstance(result, dict) else None
@@ -224,20 +234,22 @@ async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripte
                     "the person was shown another reply than the one sent")
     if world.model_got:
         first = fenced(package, case, world.model_got[0])
-        again = Scripted(package, ["y", "y"], case["reply"], 3)
-        sampler = package.module("sampler").TerminalSampler(again, again.terminal, again.budget,
-                                                             cap=case.get("cap", 1024))
+        world.answers, asked_before, budget = ["y", "y"], world.events.count("asked"), world.budget
+        budget.limit = budget.used + 1  # room for the second request
         try:
             await sampler(case.get("alias", "tickets"), case["params"])
         except Exception:
             pass
-        second = fenced(package, case, again.model_got[0]) if again.model_got else None
+        second = fenced(package, case, world.model_got[-1]) if len(world.model_got) > 1 else None
         if first.startswith("the server's"):
             said.append(first)
         elif second == first:
             said.append("the server's words fenced with the marker of the request before")
         else:
             said.append("the server's words fenced anew")
+        asked = world.events.count("asked") - asked_before
+        if asked != 2:
+            said.append(f"the same request again asked about {asked} time(s), not twice")
     return "".join(f"; {one}" for one in said)
 
 
@@ -278,10 +290,11 @@ async def sampled_case(package: Target, case: Dict[str, Any]) -> Told:
 
 
 async def approvals(package: Target, case: Dict[str, Any]) -> Told:
-    """The conversation without how many tokens the model was asked for: that is
-    E11.4's to judge, and a mistake there shows on any request that reaches the model."""
-    seen = await sampled(package, typed(case))
-    return Told(re.sub(r"for at most -?\d+ tokens", "for the tokens allowed", str(seen)))
+    """The conversation without how many tokens the model was asked for, or how much
+    of the budget went: E11.4's and E11.1's to judge, and a mistake there shows on any
+    request that reaches the model."""
+    seen = re.sub(r"for at most -?\d+ tokens", "for the tokens allowed", str(await sampled(package, typed(case))))
+    return Told(re.sub(r"; \d+ of the run's budget used", "", seen))
 
 
 YES = ["y", "y"]
@@ -306,7 +319,8 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": [""], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["<end of input>"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["yes please"], "reply": "Shipping Friday."},
-                  {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."}),
+                  {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["\uff59\uff45\uff53", "y"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
     Clause("E11.3", "must show the model's reply (describe_reply), the very text that would go back, before "
                     "asking to send it, and send it back (reply_result) only after a second clear yes; "
@@ -314,6 +328,8 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
            "MCP sampling: the human may review and deny the reply before it goes back", approvals,
            show_sampling,
            edges=({"params": request(), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": request(), "answers": YES, "reply": ""},
+                  {"params": request(), "answers": YES, "reply": "\n   Fine.  \n"},
                   {"params": request(), "answers": ["y", "n"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["y", "<end of input>"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["y"], "reply": "Shipping Friday."}),

@@ -66,12 +66,13 @@ CONTRACTS = (Contract("E9", "EventStream._line", (
                   ["data:\tx", ""], ["event: Message", "data: 1", ""]),
            inputs=lambda st: lines_of(st, ["data", "event", "id"]), count=150),
     Clause("E9.3", "must set retry only from a value made of ASCII digits and ignore any other (\"²\", "
-                   "\"1.5\", \"-1\", \"\", \"soon\"), and one of more than 15 digits (no server means a wait "
-                   "of over 30,000 years: RETRY_DIGITS), never raising",
+                   "\"1.5\", \"-1\", \"\", \"soon\"), and one of more than 15 digits, leading zeros counted "
+                   "(no server means a wait of over 30,000 years: RETRY_DIGITS), never raising",
            "WHATWG event stream format: retry is ASCII digits only", stream_of, show,
            edges=(["retry: 1500"], ["retry: ²"], ["retry: ٣"], ["retry: 1.5"], ["retry: -1"],
                   ["retry: "], ["retry: soon"], ["retry: 10", "retry: x"], ["retry: " + "9" * 15],
-                  ["retry: " + "1" * 16], ["retry: " + "7" * 17], ["retry: " + "5" * 5000]),
+                  ["retry: " + "1" * 16], ["retry: " + "7" * 17], ["retry: " + "5" * 5000],
+                  ["retry: " + "0" * 15 + "1500"]),
            inputs=retries, count=120),
     Clause("E9.4", "must keep the last id (an empty one included) across events and ignore an id that "
                    "holds a NUL",

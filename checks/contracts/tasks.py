@@ -4,6 +4,7 @@ property of a server's requested schema as a form field (`field_from_schema`).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Dict, List
 
@@ -22,8 +23,10 @@ PLAIN = "abcdefghijklmnopqrstuvwxyz ABCXYZ0123456789-_.:'\"é"
 
 def ending(package: Target, case: Dict[str, Any]) -> Told:
     TaskState = package.module("tasks").TaskState
+    # Copies: a settled that changes the stored result in place must not change what it is compared with.
     state = TaskState(case["task"], case["status"], case.get("message", ""),
-                      result=case.get("result"), error=case.get("error"))
+                      result=json.loads(json.dumps(case.get("result"))),
+                      error=json.loads(json.dumps(case.get("error"))))
     out = package.module("tasks").settled(state)
     if out is None:
         return Told("said the task is still running (None)")
@@ -218,7 +221,9 @@ CONTRACTS = (
                       task("failed", error={"code": -32603}),
                       task("failed", error={"code": -32000, "message": "export failed", "data": {
                           "content": [{"type": "text", "text": "exported 0 rows"}]}}),
-                      task("failed", error={"code": -32603, "message": LONG}), task("failed", message=LONG)),
+                      task("failed", error={"code": -32603, "message": LONG}), task("failed", message=LONG),
+                      task("failed", error={"code": -32603, "message": "Internal error: archive store offline",
+                                            "data": {"message": "retry later"}})),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
                        "cancelled, with the statusMessage (cut and shown, as for a failed one), whoever "
@@ -249,7 +254,11 @@ CONTRACTS = (
                       field("tags", {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}),
                       field("tags", {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}),
                       field("ok", {"type": "boolean", "required": True}),
-                      field("count", {"type": "integer", "minimum": "5", "maximum": True})),
+                      field("count", {"type": "integer", "minimum": "5", "maximum": True}),
+                      field("count", {"type": "integer", "minLength": 2, "maxLength": 5}),
+                      field("size", {"type": "string", "enum": ["s", "s", "m"]}),
+                      field("pair", {"type": "string", "enum": [[1, 2], [3]]}),
+                      field("flag", {"type": "string", "enum": [1, True, 0, False]})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=120),
         Clause("E7.2", "must label the field with the schema's title, or the property's name when the "
                        "title is missing or empty, and keep the description (\"\" when there is none)",
@@ -284,7 +293,9 @@ CONTRACTS = (
                       field("code", {"type": "string", "title": "Enter your PIN"}),
                       field("api", {"type": "string", "title": "Key features you want"}),
                       field("private", {"type": "string", "description": "key rotation schedule"}),
-                      field("version", {"type": "string", "description": "pin the version to deploy"})),
+                      field("version", {"type": "string", "description": "pin the version to deploy"}),
+                      field("api_key", {"type": "string"}), field("private_key", {"type": "string"}),
+                      field("network", {"type": "string", "oneOf": [{"const": "tr", "title": "token ring"}]})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

@@ -78,8 +78,12 @@ def test_a_server_dies_with_a_client_killed_without_warning(way: str) -> None:
         line = client.stdout.readline()  # the client prints as soon as the server runs; ends if it cannot
         server = int(line)
         assert running(server)
-        cmdline = Path(f"/proc/{server}/cmdline").read_bytes()
-        assert b"time.sleep" in cmdline and b"setpriv" not in cmdline  # setpriv ran the server in its own place
+        # setpriv runs the server in its own place, a moment after the client has its pid.
+        deadline, cmdline = time.monotonic() + 30, b""
+        while (b"time.sleep" not in cmdline or b"setpriv" in cmdline) and time.monotonic() < deadline:
+            cmdline = Path(f"/proc/{server}/cmdline").read_bytes()
+            time.sleep(0.01)
+        assert b"time.sleep" in cmdline and b"setpriv" not in cmdline
     finally:
         client.kill()  # SIGKILL: none of the client's code runs, no watchdog was started
         client.wait(30)

@@ -170,8 +170,11 @@ class Accounts:
             pid = peer_pid(sock)
             if self.checked and pid is not None and gone(pid):
                 # Ended before it was looked at (a client may end a server it has just
-                # started): it has sent nothing, since it waits for our word first, so
-                # there is nothing to take and nothing to refuse.
+                # started): a server sends nothing before our word, so there is nothing
+                # to take. Something that sent all the same and ended is no server.
+                if sent_unasked(sock):
+                    self.refused.append(f"pid {pid}, which sent an account without waiting to be taken, "
+                                        "as no fixture server does, and ended before it could be named")
                 sock.close()
                 continue
             why, journal = examined(pid, self.run_dir) if self.checked else (None, None)
@@ -253,6 +256,14 @@ def command_of(pid: int) -> Tuple[str, List[str], Dict[str, str]]:
     pairs = (v.decode("utf-8", "replace").partition("=")
              for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if v)
     return exe, argv, {name: value for name, _, value in pairs}
+
+
+def sent_unasked(sock: socket.socket) -> bool:
+    """Whether anything waits to be read on `sock` (looked at, not taken)."""
+    try:
+        return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except OSError:  # nothing waiting (EAGAIN), or the connection is broken
+        return False
 
 
 def gone(pid: int) -> bool:

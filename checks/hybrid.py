@@ -17,7 +17,11 @@ lines the swapped bodies added or took away.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import py_compile
 import shutil
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -27,6 +31,11 @@ from checks.exercises import EXTENSION, REGION, EXTENSIONS
 from checks.target import ROOT, Shift, Target, TargetError, load_target
 
 OUTSIDE = ""  # the key of the package in which every region is the reference's
+# A swapped file's bytecode, kept in the package's own __pycache__ between runs
+# (`aggregator.hybrid-<hash of the text>.cpython-311.pyc`): most runs swap the
+# same texts as the last, and compiling them is most of what a copy costs.
+COMPILED = ".hybrid-"
+KEPT = 100  # such files kept at most, the least recently used dropped first (a full run makes some 30)
 
 
 def region_of(item: object) -> str:
@@ -84,6 +93,7 @@ class Package:
         self.directory = directory
         self.files: Dict[str, Tuple[str, str, Tuple[Dict[str, Tuple[int, int]], Dict[str, Tuple[int, int]]]]] = {}
         self.differing: Dict[str, Set[str]] = {}
+        self.compiled: Dict[str, bytes] = {}  # a swapped text's key -> its bytecode, made once a run
         for path in sorted(directory.glob("*.py")):
             text = path.read_text(encoding="utf-8")
             other = reference / path.name
@@ -110,15 +120,73 @@ class Package:
         # __pycache__ comes along: a file left as the learner wrote it keeps its size
         # and time, so its compiled code is used as it is (compiling is most of the
         # cost of a copy); a file with a swapped region no longer matches and is compiled.
-        shutil.copytree(self.directory, copy, ignore=shutil.ignore_patterns("tests"))
+        shutil.copytree(self.directory, copy, ignore=shutil.ignore_patterns("tests", f"*{COMPILED}*"))
         lines: Dict[str, List[Shift]] = {}
         for name in sorted(changed):
             text, reference, parsed = self.files[name]
             made, shifts = swapped(text, reference, region, parsed)
             (copy / name).write_text(made, encoding="utf-8")
+            self.bytecode(copy / name, made)
             if shifts:
                 lines[name] = shifts
         return {"dir": str(copy), "lines": lines}
+
+    def bytecode(self, source: Path, text: str) -> None:
+        """Put the bytecode of `source` (which holds `text`) where its import will
+        look: compiled once a run for each text, and kept between runs in the
+        package's __pycache__ (unless Python is told not to write bytecode).
+        Checked by a hash of the source, so a text that differs is compiled again
+        at its import; a text that does not compile is left to its import to
+        report, as any learner's file is."""
+        key = f"{source.stem}{COMPILED}{hashlib.sha256(text.encode('utf-8')).hexdigest()[:24]}"
+        tag = sys.implementation.cache_tag
+        kept = self.directory / "__pycache__" / f"{key}.{tag}.pyc"
+        beside = Path(importlib.util.cache_from_source(str(source)))
+        data = self.compiled.get(key)
+        if data is None:
+            try:
+                data = kept.read_bytes()
+                kept.touch()  # used: the last to be dropped
+                if data[:4] != importlib.util.MAGIC_NUMBER:
+                    data = None
+            except OSError:
+                data = None
+        try:
+            if data is None:
+                py_compile.compile(str(source), cfile=str(beside), doraise=True,
+                                   invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+                data = beside.read_bytes()
+                if not sys.dont_write_bytecode:
+                    keep(kept, data)
+            else:
+                beside.parent.mkdir(exist_ok=True)
+                beside.write_bytes(data)
+        except (OSError, py_compile.PyCompileError):
+            return
+        self.compiled[key] = data
+
+    def forget_oldest(self) -> None:
+        """Kept bytecode past KEPT files, the least recently used first, removed."""
+        found = []
+        for path in (self.directory / "__pycache__").glob(f"*{COMPILED}*.pyc"):
+            try:
+                found.append((path.stat().st_mtime, path))
+            except OSError:  # removed meanwhile by another run
+                continue
+        for _, path in sorted(found, reverse=True)[KEPT:]:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+
+
+def keep(path: Path, data: bytes) -> None:
+    """`data` as the whole of `path`, written beside it and renamed into place: a
+    run reading it at the same moment sees the old file or the new, never half."""
+    path.parent.mkdir(exist_ok=True)
+    partial = path.with_name(f"{path.name}.{threading.get_ident()}.partial")
+    partial.write_bytes(data)
+    partial.replace(path)
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:
@@ -135,6 +203,8 @@ def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Op
             made[region] = package.copy_for(region, into)
         except OSError:
             made[region] = None
+    if package.compiled and not sys.dont_write_bytecode:
+        package.forget_oldest()
     return made
 
 

@@ -27,26 +27,38 @@ def statuses(report: Dict[str, Any]) -> Dict[int, str]:
 
 
 # A process started by the submission that connects where the servers send
-# their accounts, and sends one that says every request was answered.
+# their accounts, and sends one that says every request was answered: after
+# waiting for the runner's word as a server does (WAITS), or at once, ending
+# before the runner may have looked at it.
 IMPOSTOR = '''
 import os, subprocess, sys
 script = """
 import json, os, socket, time
 runner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+runner.settimeout(30)
 runner.connect(os.environ["MCP_LAB_EVIDENCE"])
+WAITS
 place = os.path.join(os.environ["MCP_LAB_RUN_DIR"], "mcp-lab-3-forged", "notes-0.jsonl")
-runner.sendall((json.dumps({"journal": place}) + "\\\\n").encode())
-runner.sendall((json.dumps({"t": time.time(), "kind": "start", "pid": os.getpid()}) + "\\\\n").encode())
+try:
+    runner.sendall((json.dumps({"journal": place}) + "\\\\n").encode())
+    runner.sendall((json.dumps({"t": time.time(), "kind": "start", "pid": os.getpid()}) + "\\\\n").encode())
+except OSError:
+    pass
 """
-subprocess.run([sys.executable, "-c", script], timeout=30)
+subprocess.run([sys.executable, "-c", script], timeout=60)
 '''
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner names a peer from /proc")
-def test_a_process_that_is_no_fixture_server_cannot_send_an_account(variant: Variant) -> None:
-    status, report, _ = checks(forged(variant, IMPOSTOR), "1")
+@pytest.mark.parametrize("waits", [True, False])
+def test_a_process_that_is_no_fixture_server_cannot_send_an_account(variant: Variant, waits: bool) -> None:
+    code = IMPOSTOR.replace("WAITS", "runner.recv(1)" if waits else "")
+    status, report, _ = checks(forged(variant, code), "1")
     assert status == 2
-    assert any("not one of the run's fixture servers" in p and "-c" in p for p in report["problems"])
+    refused = [p for p in report["problems"] if "not one of the run's fixture servers" in p]
+    assert refused, report["problems"]
+    if waits:  # alive while the runner looks: named by its command line
+        assert any("-c" in p for p in refused), refused
 
 
 # The worker's verdict carries a wire of its own making.
@@ -329,3 +341,44 @@ def test_bytecode_planted_under_the_judges_cache_is_refused_and_the_run_stays_ho
     status, report, _ = checks(forged(variant, PLANTED_BYTECODE))
     assert not list((ROOT / "checks" / "items" / "__pycache__").glob("loop.*.pyc.4242"))
     assert status == 1 and {n for n, s in statuses(report).items() if s != "pass"} == STARTER_RED
+
+
+# Bytecode planted where the runner keeps the compiled copies of swapped files, so a
+# later run would import it in place of a text the reference's bodies are part of.
+PLANTED_COPY = '''
+import os, sys
+_place = os.path.join(os.path.dirname(__file__), "__pycache__",
+                      "naming.hybrid-000000000000000000000000." + sys.implementation.cache_tag + ".pyc")
+try:
+    os.makedirs(os.path.dirname(_place), exist_ok=True)
+    with open(_place, "wb") as _file:
+        _file.write(b"planted")
+except OSError:
+    pass
+'''
+
+
+def test_bytecode_planted_among_the_compiled_copies_is_refused_and_said(variant: Variant) -> None:
+    directory = forged(variant, PLANTED_COPY)
+    status, report, _ = checks(directory, "1")
+    assert status == 2 and report["passed"] == 0
+    assert not list((directory / "__pycache__").glob("naming.hybrid-0000*"))
+    assert any("wrote to the judge's compiled copies (naming.hybrid-" in p for p in report["problems"]), \
+        report["problems"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner names a peer from /proc")
+def test_an_account_sent_unasked_by_a_process_that_has_ended_is_refused(tmp_path: Path) -> None:
+    import subprocess
+    from checks.accounts import Accounts
+    accounts = Accounts(str(tmp_path))
+    try:
+        for sends in (True, False):
+            script = ("import socket, sys\nrunner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+                      "runner.connect(sys.argv[1])\n" + ("runner.sendall(b'{}\\n')\n" if sends else ""))
+            subprocess.run([sys.executable, "-c", script, accounts.path], timeout=60, check=True)
+            accounts.drain()  # looked at only once it has ended
+        assert len(accounts.refused) == 1 and "without waiting to be taken" in accounts.refused[0]
+        assert accounts.accounts == []  # nothing of either was taken
+    finally:
+        accounts.close()

@@ -5,10 +5,11 @@ line numbers) is the learner's own file."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, List
 
 from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
 from checks.harness import learner_frame, run_items
-from checks.hybrid import OUTSIDE, Hybrids, region_of, swapped
+from checks.hybrid import COMPILED, OUTSIDE, Hybrids, Package, region_of, swapped
 from checks.items import EXTENSION_ITEMS, ITEMS
 from checks.target import ROOT, learner_line, load_target
 from checks.tests.conftest import Variant
@@ -107,3 +108,59 @@ def test_a_learners_exception_in_a_later_region_names_its_own_line(variant: Vari
     line = next(n for n, text in enumerate(lines, start=1) if "raise ValueError('mine')" in text)
     assert shown == f"{learner.display_path('stdio_client.py')}:{line} in _on_progress: raise ValueError('mine')"
     assert EXERCISES[1].file == "stdio_client.py" and EXTENSIONS["E3"].file == "stdio_client.py"
+
+
+
+def compiles(monkeypatch: Any) -> List[str]:
+    """The files py_compile is asked to compile from now on, by name; bytecode is written as a learner's Python does."""
+    import py_compile
+    import sys
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    asked: List[str] = []
+    real = py_compile.compile
+
+    def counted(file: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(Path(file).name)
+        return real(file, *args, **kwargs)
+    monkeypatch.setattr(py_compile, "compile", counted)
+    return asked
+
+
+def test_a_swapped_text_is_compiled_once_and_kept_for_the_next_run(variant: Variant, tmp_path: Path,
+                                                                    monkeypatch: Any) -> None:
+    import importlib.util
+    asked = compiles(monkeypatch)
+    starter = variant("starter")
+    made = [Package(starter).copy_for(region, tmp_path / "one") for region in ("1", "2", OUTSIDE)]
+    texts = [(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m
+             for name in Package(starter).files]
+    swapped_texts = {text for text, name in zip(texts, [n for m in made if m for n in Package(starter).files])
+                     if text != (starter / name).read_text(encoding="utf-8")}
+    assert len(asked) == len(swapped_texts) < len(texts)  # the same text in several copies: compiled once
+    assert len(list((starter / "__pycache__").glob(f"*{COMPILED}*.pyc"))) == len(asked)
+    asked.clear()
+    copy = Package(starter).copy_for("1", tmp_path / "two")  # the next run
+    assert copy is not None and asked == []
+    source = Path(str(copy["dir"])) / "discovery.py"
+    data = Path(importlib.util.cache_from_source(str(source))).read_bytes()
+    assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text that differs is compiled again
+    assert data[8:16] == importlib.util.source_hash(source.read_bytes())
+    (starter / "discovery.py").write_text((starter / "discovery.py").read_text() + "\n# changed\n")
+    Package(starter).copy_for("1", tmp_path / "three")
+    assert asked == ["discovery.py"]  # only the text that changed
+
+
+def test_kept_bytecode_that_is_not_bytecode_is_compiled_again(variant: Variant, tmp_path: Path,
+                                                              monkeypatch: Any) -> None:
+    import importlib.util
+    asked = compiles(monkeypatch)
+    starter = variant("starter")
+    Package(starter).copy_for("2", tmp_path / "one")
+    for kept in (starter / "__pycache__").glob(f"*{COMPILED}*.pyc"):
+        kept.write_bytes(b"planted")
+    asked.clear()
+    copy = Package(starter).copy_for("2", tmp_path / "two")
+    assert copy is not None and asked
+    for name in asked:
+        pyc = Path(importlib.util.cache_from_source(str(Path(str(copy["dir"])) / name)))
+        assert pyc.read_bytes()[:4] == importlib.util.MAGIC_NUMBER

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import py_compile
 import shutil
 import sys
@@ -184,9 +185,17 @@ def keep(path: Path, data: bytes) -> None:
     """`data` as the whole of `path`, written beside it and renamed into place: a
     run reading it at the same moment sees the old file or the new, never half."""
     path.parent.mkdir(exist_ok=True)
-    partial = path.with_name(f"{path.name}.{threading.get_ident()}.partial")
-    partial.write_bytes(data)
-    partial.replace(path)
+    handle, partial = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(partial, path)
+    except OSError:
+        try:
+            os.unlink(partial)
+        except OSError:
+            pass
+        raise
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:

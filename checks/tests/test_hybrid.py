@@ -164,3 +164,17 @@ def test_kept_bytecode_that_is_not_bytecode_is_compiled_again(variant: Variant, 
     for name in asked:
         pyc = Path(importlib.util.cache_from_source(str(Path(str(copy["dir"])) / name)))
         assert pyc.read_bytes()[:4] == importlib.util.MAGIC_NUMBER
+
+
+def test_a_copy_links_the_learners_files_and_never_writes_through_them(variant: Variant, tmp_path: Path,
+                                                                        monkeypatch: Any) -> None:
+    compiles(monkeypatch)
+    starter = variant("starter")
+    before = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()}
+    made = [Package(starter).copy_for(region, tmp_path) for region in ("1", "2", "3", "4", OUTSIDE)]
+    after = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file() and p in before}
+    assert after == before  # every file the learner had, byte for byte (the kept bytecode is new)
+    copy = Path(str(made[0]["dir"])) if made[0] else None
+    assert copy is not None
+    assert (copy / "agent.py").stat().st_ino == (starter / "agent.py").stat().st_ino  # linked, not copied
+    assert (copy / "discovery.py").stat().st_ino != (starter / "discovery.py").stat().st_ino  # swapped: its own

@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional
 
 from checks import reaper
 from checks.items import EXTENSION_ITEMS, ITEMS, label
+from checks.files import write_whole
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
 from checks.hybrid import prepare, region_of
@@ -193,24 +194,6 @@ def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Ou
     text = page(f"MCP client lab · {options.target}", judged or summary(verdicts, took, plain, outcome.problems),
                 verdicts, outcome.problems, about_run(options.target, target_directory(options.target)))
     write_whole(Path(options.html), text)
-
-
-def write_whole(path: Path, text: str) -> None:
-    """`text` as the whole of `path`: written to a new file beside it, created by
-    mkstemp (exclusively, under a random name, so nothing planted there, a link
-    or a FIFO, is ever opened) and renamed over `path` (which replaces a link
-    there rather than following it). The approach of the client's own
-    safe_files.replace; the checks import nothing from the package they judge."""
-    fd, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        if hasattr(os, "fchmod"):  # a page to share, not a secret: mkstemp's 0600 is for secrets
-            os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(partial, path)
-    except BaseException:
-        os.unlink(partial)
-        raise
 
 
 def cannot_judge(options: argparse.Namespace, outcome: Outcome) -> int:

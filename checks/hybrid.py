@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from checks.exercises import EXTENSION, REGION, EXTENSIONS
+from checks.files import write_whole
 from checks.target import ROOT, Shift, Target, TargetError, load_target
 
 OUTSIDE = ""  # the key of the package in which every region is the reference's
@@ -162,7 +163,8 @@ class Package:
                                    invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
                 data = beside.read_bytes()
                 if not sys.dont_write_bytecode:
-                    keep(kept, data)
+                    kept.parent.mkdir(exist_ok=True)
+                    write_whole(kept, data)
             else:
                 beside.parent.mkdir(exist_ok=True)
                 beside.write_bytes(data)
@@ -193,23 +195,6 @@ def linked(source: str, destination: str) -> None:
         os.link(source, destination)
     except OSError:
         shutil.copy2(source, destination)
-
-
-def keep(path: Path, data: bytes) -> None:
-    """`data` as the whole of `path`, written beside it and renamed into place: a
-    run reading it at the same moment sees the old file or the new, never half."""
-    path.parent.mkdir(exist_ok=True)
-    handle, partial = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.replace(partial, path)
-    except OSError:
-        try:
-            os.unlink(partial)
-        except OSError:
-            pass
-        raise
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:

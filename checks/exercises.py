@@ -1,7 +1,9 @@
 """The four exercise points: where each lives, which items it owns, and the
 region markers that delimit it in `starter/` and `solution/`.
 
-Region syntax, identical in both packages (only the lines between differ):
+Region syntax, identical in both packages (only the lines between differ: the
+starter's are the stubs `python -m checks.dev.starter` puts in, from
+checks/dev/starter_stubs.py):
 
     # >>> exercise N (items ...): what it is about
     ...
@@ -55,13 +57,6 @@ def regions(text: str) -> Dict[int, str]:
             raise ValueError(f"exercise {number} is marked twice")
         found[number] = match.group(2)
     return found
-
-
-def outside_regions(text: str) -> str:
-    """The text with every region's body blanked: what starter and solution share."""
-    for pattern in (REGION, EXTENSION):
-        text = pattern.sub(lambda m: m.group(0).replace(m.group(2), "    ...\n"), text)
-    return text
 
 
 def extension_regions(text: str) -> Dict[str, str]:
@@ -125,15 +120,3 @@ def with_region(text: str, number: int, body: str) -> str:
 
 def region_files() -> List[str]:
     return sorted({e.file for e in EXERCISES.values()})
-
-
-def starter_changes(starter: str, solution: str, module: str) -> List[str]:
-    """How one module of the learner's starter differs from the shipped one: regions
-    solved (their TODO gone) and edits outside the regions (against the solution,
-    which the shipped starter equals there)."""
-    found = [f"exercise {n} worked on" for n, body in sorted(regions(starter).items()) if "TODO exercise" not in body]
-    found += [f"extension {n} worked on" for n, body in sorted(extension_regions(starter).items())
-              if "TODO extension" not in body]
-    if outside_regions(starter) != outside_regions(solution):
-        found.append(f"{module} edited outside the regions")
-    return found

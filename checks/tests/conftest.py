@@ -7,8 +7,10 @@ from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
-from checks.exercises import extension_regions, regions, starter_changes, with_extension, with_region
+from checks.dev.starter import BuildError, build
+from checks.exercises import extension_regions, regions, with_extension, with_region
 from checks.harness import Verdict, run_items
+from checks.hybrid import bodies
 from checks.items import EXTENSION_ITEMS, ITEMS
 from checks.target import ROOT, load_target
 from checks.tests.doc_fixtures import all_claims, runs, scratch, source  # noqa: F401 (the documents' tests share them)
@@ -17,12 +19,38 @@ Variant = Callable[..., Path]
 
 
 def learner_work() -> List[str]:
-    """What differs in starter/ from the shipped starter (nothing on a clean clone)."""
+    """What differs in starter/ from the shipped starter, a fresh build of the
+    reference and its stubs (nothing on a clean clone)."""
+    try:
+        built = build()
+    except BuildError as exc:
+        return [str(exc)]
     found: List[str] = []
-    for path in sorted((ROOT / "starter").glob("*.py")):
-        twin = ROOT / "solution" / path.name
-        if twin.exists():
-            found += starter_changes(path.read_text(), twin.read_text(), path.name)
+    for name, shipped in built.items():
+        path = ROOT / "starter" / name
+        if not path.is_file():
+            found.append(f"{name} removed")
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if text != shipped:
+            found += changes(text, shipped, name)
+    return found
+
+
+def changes(text: str, shipped: str, name: str) -> List[str]:
+    """How one module differs from the shipped one: regions worked on, edits outside them."""
+    mine, theirs = bodies(text), bodies(shipped)
+    found = [f"{'exercise' if region.isdigit() else 'extension'} {region} worked on"
+             for region in sorted(theirs, key=lambda r: (not r.isdigit(), len(r), r))
+             if region in mine and text[slice(*mine[region])] != shipped[slice(*theirs[region])]]
+
+    def outside(source: str, spans: Dict[str, "tuple[int, int]"]) -> str:
+        at, kept = 0, ""
+        for start, end in sorted(spans.values()):
+            kept, at = kept + source[at:start], end
+        return kept + source[at:]
+    if set(mine) != set(theirs) or outside(text, mine) != outside(shipped, theirs):
+        found.append(f"{name} edited outside the regions")
     return found
 
 

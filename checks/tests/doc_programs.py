@@ -101,7 +101,7 @@ TAKE_NO_ARGUMENTS = ("checks.dev.faults", "checks.dev.cost")
 LAB_MODULES = ("checks", "solution", "starter", "servers.notes", "servers.tickets", "servers.misbehave",
                "checks.gradebook", "checks.dev.load", "checks.dev.contracts", "checks.dev.mutants",
                "checks.dev.conformance", "checks.dev.faults", "checks.dev.interop", "checks.dev.bench",
-               "checks.dev.cost")
+               "checks.dev.cost", "checks.dev.starter")
 
 
 def parser_of(module: str, argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -250,7 +250,7 @@ BASES: Dict[str, List[List[str]]] = {
     "checks": [[]], "solution": [["tools"], ["ask", "q"], ["call", "x"]], "servers.notes": [[]],
     "servers.misbehave": [["--scenario", "noise"]], "checks.gradebook": [["r.json"]], "checks.dev.load": [[]],
     "checks.dev.contracts": [[]], "checks.dev.mutants": [[]], "checks.dev.conformance": [[]],
-    "checks.dev.interop": [[]], "checks.dev.bench": [[]]}
+    "checks.dev.interop": [[]], "checks.dev.bench": [[]], "checks.dev.starter": [[]]}
 
 
 @functools.lru_cache(maxsize=None)

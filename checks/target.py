@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = tuple(dict.fromkeys((
     "errors", "config", "stdio_client", "discovery", "naming", "translate", "aggregator", "model", "mock_model",
     "models", "agent", "consent", "meta_tools", "anthropic_model", "tool_calls", "tasks", "elicitation", "stubs",
-    "sandbox", "code_mode", *(Path(exercise.file).stem for exercise in EXERCISES.values()),
+    "code_mode.sandbox", "code_mode.run_script", *(Path(exercise.file).stem for exercise in EXERCISES.values()),
     *(Path(extension.file).stem for extension in EXTENSIONS.values()))))
 
 

@@ -20,20 +20,20 @@ import anyio
 from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
-from .breaker import Breaker
+from .host.breaker import Breaker
 from .errors import ServerGone
-from .features import Features, Relists
+from .lifecycle.features import Features, Relists
 from .consent import AuditLog, Consent
-from .connector import Connection, Connector
+from .host.connector import Connection, Connector
 from .discovery import list_all_tools
 from .failures import reason
 from .naming import model_tool_name
 from .elicitation import Elicitor
-from .roots import Roots
-from .sampling import Sampler
+from .lifecycle.roots import Roots
+from .lifecycle.sampling import Sampler
 from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
-from .task_runner import StatusHandler, TaskBook
-from .param_headers import header_problem
+from .task_calls.task_runner import StatusHandler, TaskBook
+from .remote.param_headers import header_problem
 from .tasks import unusable
 from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from .bill import flat_usage
-from .contents import MAX_BLOB_BYTES, blob_size
+from .commands.bill import flat_usage
+from .lifecycle.contents import MAX_BLOB_BYTES, blob_size
 from .http_json import Endpoint, HttpSettings, post_json
 from .model import Json, Message, ModelTurn, ToolCall, block_text
 

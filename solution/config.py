@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import ConfigError
-from .param_headers import TOKEN
+from .remote.param_headers import TOKEN
 from .redact import keep_secret, url_secrets
 
 # Letters, digits, '_' and '-', as model APIs allow in tool names; no '__',
@@ -89,7 +89,7 @@ class ServerSpec:
     url: Optional[str] = None  # a remote server (Streamable HTTP); then `command` is ""
     # Sent on every request to `url` (credentials, usually): never shown, so not in repr.
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    oauth: Optional[OAuthConfig] = None  # a remote server's sign-in settings (solution/oauth_flow.py)
+    oauth: Optional[OAuthConfig] = None  # a remote server's sign-in settings (solution/remote/oauth_flow.py)
 
     def __post_init__(self) -> None:
         # However the spec was made (a file, code): what it must not show is known from now on.
@@ -277,7 +277,7 @@ def remote(entry: Dict[str, Any], where: str, environ: Mapping[str, str]) -> "Tu
         return None, {}
     if not isinstance(url, str) or not url:
         raise ConfigError(f"{where}: 'url' must be a string")
-    from .http_wire import Url, value_problem  # here: a config without remote servers never loads the HTTP parts
+    from .remote.http_wire import Url, value_problem  # here: a config without remote servers never loads the HTTP parts
     url = expand(url, f"{where} url", environ)
     try:
         Url.parse(url)

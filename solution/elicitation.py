@@ -22,7 +22,7 @@ from typing import Any, Awaitable, Callable, List, Optional, Tuple
 import anyio
 
 from .jsonrpc import Json
-from .patterns import PatternTooSlow
+from .host.patterns import PatternTooSlow
 from .translate import compile_schema, first_problem
 
 ANSWER_TIMEOUT = 600.0  # a question left unanswered this long is cancelled

@@ -16,8 +16,8 @@ import datetime
 import re
 from typing import List, Optional
 
-from .code_mode import RUN_SCRIPT
-from .mock_code import script_for
+from .code_mode.run_script import RUN_SCRIPT
+from .code_mode.mock_code import script_for
 from .model import Json, Message, ModelTurn, ToolCall, result_text
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")

@@ -26,7 +26,7 @@ import anyio
 from anyio._core._eventloop import get_async_backend
 from anyio.abc import Process
 
-from .watchdog import Watchdog
+from .host.watchdog import Watchdog
 
 IS_POSIX = os.name == "posix"
 # What a server sees of the user's environment unless its config says more:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any, Optional, Protocol
 
 from .failures import error_result
-from .input_answers import Answerers
+from .lifecycle.input_answers import Answerers
 from .jsonrpc import Json
-from .sampling import Declined
+from .lifecycle.sampling import Declined
 from .stdio_client import ProgressHandler
-from .task_runner import TaskPlan, run_task
+from .task_calls.task_runner import TaskPlan, run_task
 from .tasks import ask_for_task, handle_of
 from .translate import ToolEntry, first_problem, schema_problem
 from .untrusted import shown

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from .jsonrpc import Json
-from .patterns import Budget, PatternTooSlow, bounded
+from .host.patterns import Budget, PatternTooSlow, bounded
 
 if TYPE_CHECKING:  # jsonschema itself is imported at the first check (see patterns.py)
     from jsonschema.protocols import Validator

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
-from . import safe_files
+from .host import safe_files
 from .errors import AuditFailed, ConfigError
 from .redact import redacted
 from .translate import ToolEntry

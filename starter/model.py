@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol
 
-from .contents import link_text, resource_block_text
+from .lifecycle.contents import link_text, resource_block_text
 
 Json = Dict[str, Any]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
-from .bill import flat_usage
+from .commands.bill import flat_usage
 from .http_json import Endpoint, HttpSettings, post_json
 from .model import Json, Message, ModelTurn, ToolCall, block_text
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from .contents import contents_text
+from .lifecycle.contents import contents_text
 from .jsonrpc import Json
 from .translate import ToolEntry, make_entry
 from .untrusted import shown

@@ -24,9 +24,9 @@ from typing import Any, Mapping
 
 from .jsonrpc import Json
 from .model import Model
-from .sampling import (MAX_TOKENS, Budget, Declined, approved, conversation, cut_reply, describe_ask,
+from .lifecycle.sampling import (MAX_TOKENS, Budget, Declined, approved, conversation, cut_reply, describe_ask,
                        describe_reply, new_fence, reply_result, sampling_ask)
-from .terminal import Terminal
+from .commands.terminal import Terminal
 
 
 

@@ -27,16 +27,16 @@ import anyio
 from anyio.abc import Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from .capabilities import client_capabilities
+from .lifecycle.capabilities import client_capabilities
 from .config import ServerSpec
 from .elicitation import Elicitor
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
 from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
 from .protocol import complete_result, with_envelope
-from .roots import Roots
-from .sampling import Sampler
-from .server_requests import Admission, Handling, answer_server_request, busy_reply
+from .lifecycle.roots import Roots
+from .lifecycle.sampling import Sampler
+from .lifecycle.server_requests import Admission, Handling, answer_server_request, busy_reply
 from .untrusted import last_words, shown
 
 DEFAULT_TIMEOUT = 30.0

@@ -57,7 +57,7 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
                                                   on_demand=bool(s.get("on demand")))
                                        for s in servers], "<contract>")
     behaviour = {s["alias"]: s["does"] for s in servers}
-    Connection = package.module("connector").Connection
+    Connection = package.module("host.connector").Connection
     ServerInfo = package.discovery.ServerInfo
 
     connects: Dict[str, int] = {}

@@ -29,7 +29,7 @@ from checks.dev.cost import (APIS, LIST_CHANGE, LONG_RESULTS, SIX_TURNS, CostRun
                              read_after_change)
 from checks.target import ROOT
 from solution.aggregator import Aggregator
-from solution.connector import Connection
+from solution.host.connector import Connection
 from solution.config import ServerSpec, config_of
 from solution.discovery import ServerInfo
 from solution.stdio_client import StdioClient

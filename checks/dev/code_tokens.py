@@ -21,7 +21,7 @@ from checks.target import ROOT
 from solution.agent import ToolProvider, run_agent
 from solution.aggregator import Aggregator
 from solution.anthropic_model import to_messages
-from solution.code_mode import CodeMode, ScriptCall
+from solution.code_mode.run_script import CodeMode, ScriptCall
 from solution.config import ServerSpec, config_of
 from solution.consent import ONCE, Consent, always
 from solution.mock_model import MockModel

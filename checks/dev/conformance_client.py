@@ -32,11 +32,11 @@ import anyio
 
 from solution.aggregator import Aggregator
 from solution.config import OAuthConfig, ServerSpec, config_of
-from solution.oauth import OAuthSettings
-from solution.prompts import terminal_form
-from solution.sign_in import follow
-from solution.terminal import Terminal
-from solution.tokens import TokenStore
+from solution.remote.oauth import OAuthSettings
+from solution.commands.prompts import terminal_form
+from solution.remote.sign_in import follow
+from solution.commands.terminal import Terminal
+from solution.remote.tokens import TokenStore
 
 ARGUMENTS: Dict[str, Dict[str, Any]] = {"add_numbers": {"a": 2, "b": 3}}
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"

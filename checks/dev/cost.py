@@ -22,7 +22,7 @@ from checks.target import ROOT
 from solution.agent import AgentRun, ToolProvider, run_agent
 from solution.aggregator import Aggregator
 from solution.anthropic_model import AnthropicModel
-from solution.bill import Bill, bill_of
+from solution.commands.bill import Bill, bill_of
 from solution.config import ServerSpec, config_of
 from solution.meta_tools import CALL, CONTEXT_WINDOW, INSPECT, SEARCH, MetaTools, tool_share, too_many
 from solution.model import Model

@@ -21,7 +21,7 @@ import anyio
 from checks.dev.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, text
 from solution.agent import system_prompt
 from solution.aggregator import Aggregator
-from solution.patterns import MATCH_SECONDS, MAX_STEPS
+from solution.host.patterns import MATCH_SECONDS, MAX_STEPS
 from solution.process import BASE_ENV
 from solution.untrusted import json_text, shown
 

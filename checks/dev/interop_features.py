@@ -63,7 +63,7 @@ async def in_process(config: Path) -> bool:
     """Through the library: logs at debug level arrive on the log, and a link is read for the model."""
     from solution.aggregator import Aggregator
     from solution.config import load_config
-    from solution.server_log import ServerLog
+    from solution.lifecycle.server_log import ServerLog
 
     lines: List[str] = []
     heard = anyio.Event()

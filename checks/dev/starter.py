@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional
@@ -32,9 +33,11 @@ class BuildError(Exception):
     """The reference and the stubs do not fit together (a region without a stub, or the reverse)."""
 
 
-def starter_files(source: Path) -> List[Path]:
-    """The reference's files the learner gets: its modules (its tests stay with it)."""
-    return sorted(path for path in source.glob("*.py"))
+def starter_files(source: Path) -> List[str]:
+    """The reference's files the learner gets, relative to it: its modules and
+    packages (its tests stay with it)."""
+    return sorted(str(path.relative_to(source)) for path in source.rglob("*.py")
+                  if not {"tests", "__pycache__"} & set(path.relative_to(source).parts))
 
 
 def stubbed(text: str, where: str, stubs: Mapping[str, str] = STUBS) -> "tuple[str, List[str]]":
@@ -62,9 +65,9 @@ def build(source: Path = ROOT / "solution", stubs: Mapping[str, str] = STUBS) ->
     """File name -> its text in the starter, built from the reference at `source`."""
     built: Dict[str, str] = {}
     used: List[str] = []
-    for path in starter_files(source):
-        text, found = stubbed(path.read_text(encoding="utf-8"), f"solution/{path.name}", stubs)
-        built[path.name] = text
+    for name in starter_files(source):
+        text, found = stubbed((source / name).read_text(encoding="utf-8"), f"solution/{name}", stubs)
+        built[name] = text
         used += found
     unused = sorted(set(stubs) - set(used))
     if unused:
@@ -77,20 +80,24 @@ def stale(built: Mapping[str, str], directory: Path) -> List[str]:
     found = [f"{name}: differs from a fresh build" if (directory / name).is_file() else f"{name}: missing"
              for name in sorted(built)
              if not (directory / name).is_file() or (directory / name).read_text(encoding="utf-8") != built[name]]
-    found += [f"{path.name}: not in a fresh build" for path in sorted(directory.glob("*.py"))
-              if path.name not in built]
+    found += [f"{name}: not in a fresh build" for name in starter_files(directory) if name not in built]
     return found
 
 
 def write(built: Mapping[str, str], directory: Path) -> None:
     directory.mkdir(exist_ok=True)
-    for path in directory.glob("*.py"):
-        if path.name not in built:
-            path.unlink()
+    for name in starter_files(directory):
+        if name not in built:
+            (directory / name).unlink()
     for name, text in built.items():
         target = directory / name
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+    for folder in sorted((p for p in directory.rglob("*") if p.is_dir() and p.name != "__pycache__"),
+                         key=lambda p: len(p.parts), reverse=True):
+        if not any(folder.glob("*.py")) and not any(c.is_dir() and c.name != "__pycache__" for c in folder.iterdir()):
+            shutil.rmtree(folder)  # a package the reference no longer has
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -134,8 +134,8 @@ def arguments_sent(lab: Lab, alias: str, tool: str) -> List[Any]:
 
 async def code_mode(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E8"])
-    module = target.module("code_mode")
-    missing = target.module("sandbox").missing()
+    module = target.module("code_mode.run_script")
+    missing = target.module("code_mode.sandbox").missing()
     if missing:  # the machine lacks the sandbox: nothing is known about the learner's code
         raise CannotJudgeHere(f"code mode cannot run a script here: {missing}")
     # Parts 3 and 4 (the notes server) run beside parts 1 and 2 (tickets): the
@@ -152,7 +152,7 @@ async def code_mode(target: Target, lab: Lab) -> str:
                 on_notes["digest"] = await run_script(code, DIGEST)
                 on_notes["reads"] = arguments_sent(lab, "notes", "read_note")
                 # 4. Limits: an endless script is stopped, and the client carries on.
-                code.limits = target.module("sandbox").Limits(seconds=ENDLESS_LIMIT)
+                code.limits = target.module("code_mode.sandbox").Limits(seconds=ENDLESS_LIMIT)
                 on_notes["endless"] = await run_script(code, ENDLESS)
                 on_notes["after"] = await run_script(code, DIGEST)
         except Exception as raised:  # noqa: BLE001 - raised in its turn, after parts 1 and 2 are judged

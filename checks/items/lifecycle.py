@@ -128,7 +128,7 @@ class Screen:
     def __init__(self, target: Target, answers: List[str]) -> None:
         self.events: List[Tuple[str, str]] = []  # ("said" | "asked", text)
         self.answers = list(answers)
-        self.terminal = target.module("terminal").Terminal(read=self._read, out=Shown(self.events))
+        self.terminal = target.module("commands.terminal").Terminal(read=self._read, out=Shown(self.events))
 
     def _read(self, prompt: str) -> str:
         self.events.append(("asked", prompt))

@@ -131,8 +131,8 @@ def learner_claims() -> List[Tuple[Any, ...]]:
     from servers.misbehave import tools_for
     from servers.over_http import RESUME_RETRY_MS
     from servers.tickets import PRIORITIES, PRIORITY_QUESTION
-    from solution.bill import ANTHROPIC_READ, ANTHROPIC_WRITE
-    from solution.breaker import THRESHOLD
+    from solution.commands.bill import ANTHROPIC_READ, ANTHROPIC_WRITE
+    from solution.host.breaker import THRESHOLD
     from solution.config import parse_config
     from solution.meta_tools import CONTEXT_WINDOW, TOOL_SHARE
     from solution.naming import MAX_MODEL_NAME

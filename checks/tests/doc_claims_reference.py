@@ -20,7 +20,7 @@ from checks.tests.doc_claims import (build_notes, discovery_limits, e_range, int
 
 
 def reference_claims() -> List[Tuple[Any, ...]]:
-    import solution.cli_options as cli_options
+    import solution.commands.options as cli_options
     from checks.dev import conformance
     from checks.dev.billing import LOOKBACK, MAX_BREAKPOINTS
     from checks.dev.cost import QUESTION_CALLS, threshold
@@ -34,22 +34,22 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from servers.rpc import INTERNAL_ERROR, METHOD_NOT_FOUND
     from servers.stdio import EOF_GRACE, HOLD_LIMIT
     from solution import anthropic_model, openai_model
-    from solution.bill import ANTHROPIC_READ, ANTHROPIC_WRITE, OPENAI_READ
-    from solution.breaker import COOL_DOWN, THRESHOLD
+    from solution.commands.bill import ANTHROPIC_READ, ANTHROPIC_WRITE, OPENAI_READ
+    from solution.host.breaker import COOL_DOWN, THRESHOLD
     from solution.config import parse_config
     from solution.discovery import MAX_PAGES, PROBE_TIMEOUT
-    from solution.http_client import MAX_MESSAGE_CONNECTIONS, MAX_REQUEST_CONNECTIONS
+    from solution.remote.http_client import MAX_MESSAGE_CONNECTIONS, MAX_REQUEST_CONNECTIONS
     from solution.http_json import HttpSettings
     from solution.jsonrpc import MAX_DEPTH
     from solution.meta_tools import CONTEXT_WINDOW, TOOL_SHARE
-    from solution.oauth_flow import MAX_AUTHORIZATIONS
-    from solution.patterns import MATCH_SECONDS, MAX_STEPS
+    from solution.remote.oauth_flow import MAX_AUTHORIZATIONS
+    from solution.host.patterns import MATCH_SECONDS, MAX_STEPS
     from solution.process import BASE_ENV
-    from solution.sandbox import Limits
-    from solution.server_requests import ANSWERING, REFUSING
-    from solution.sign_in import InBrowser
+    from solution.code_mode.sandbox import Limits
+    from solution.lifecycle.server_requests import ANSWERING, REFUSING
+    from solution.remote.sign_in import InBrowser
     from solution.stdio_client import DEFAULT_TIMEOUT, MAX_LINE_BYTES, STDERR_TAIL_BYTES
-    from solution.tokens import default_path
+    from solution.remote.tokens import default_path
     nine, meta = len(ITEMS), meta_tools()
     max_steps = cli_options.parse(["ask", "q"], "x").max_steps
     fraction = {0.1: "tenth", 0.5: "half", 1.25: "quarter"}  # as the documents say them

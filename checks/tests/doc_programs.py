@@ -1,5 +1,5 @@
 """Each documented command parsed by the parser of the program it names, and run
-no further: `checks.cli.parse`, the clients' `cli_options.parse`, the servers'
+no further: `checks.cli.parse`, the clients' `commands.options.parse`, the servers'
 `parse_options`, and every other program's `main`, stopped at its own
 `parse_args`. What a command must be to be right: a program of the lab, options
 its parser takes, environment variables the code reads, extras pyproject has.
@@ -57,7 +57,7 @@ def direct(module: str) -> Optional[Callable[[List[str]], Any]]:
         from checks.cli import parse as checks_parse
         return checks_parse
     if module in ("solution", "starter"):
-        options = importlib.import_module(f"{module}.cli_options")
+        options = importlib.import_module(f"{module}.commands.options")
         return lambda argv: options.parse(argv, f"python -m {module}")
     if module in ("servers.notes", "servers.tickets"):
         from servers.switches import parse_options

@@ -24,7 +24,7 @@ Their shared fixtures (doc_fixtures.py) are the session's, through conftest.py.
 The kinds of check, each shown failing on a wrong line by
 test_each_kind_of_check_fails_on_a_wrong_line:
 - commands: each one (shell blocks, inline code, the autograding JSON) parsed
-  by its program: `checks.cli.parse`, the clients' `cli_options.parse`, the
+  by its program: `checks.cli.parse`, the clients' `commands.options.parse`, the
   servers' `parse_options`, and every other program's `main`, stopped at its
   own `parse_args`; an option named alone must be one some program takes, and
   every option of every program must be named in some document;

@@ -190,7 +190,7 @@ def test_the_bench_notes_on_code_mode_count_what_row_7_counts(runs: Dict[str, An
 
 def test_the_bill_line_in_client_is_what_ask_prints_for_its_tokens() -> None:
     """The sample's counts are put in; the line, its sums and the price are the transcript's."""
-    from solution.transcript import usage_line
+    from solution.commands.transcript import usage_line
     sample = docs.block_after("labs/CLIENT.md", "The bill: `ask`'s last line")
     counts = re.search(r"= ([\d,]+) plain \+ ([\d,]+) cache writes \+ ([\d,]+) cache reads; output ([\d,]+)",
                        sample.text)
@@ -267,7 +267,7 @@ def test_each_captured_request_carries_the_headers_the_client_sends(era: str, ph
     """The capture less what MAINTAINERS says it leaves out (Host, lengths) is what
     HttpClient's headers are for that message in that era, header by header."""
     from solution.config import ServerSpec
-    from solution.http_client import HttpClient
+    from solution.remote.http_client import HttpClient
     sample = docs.block_after("labs/MAINTAINERS.md", phrase)
     requests = captured_requests(sample.text)
     assert requests, f"labs/MAINTAINERS.md:{sample.line}: no requests in the capture"

@@ -24,7 +24,7 @@ def test_every_item_is_judged_under_the_default_limit() -> None:
 
 def test_code_mode_without_its_sandbox_is_not_judged_and_blames_no_file(variant: Variant) -> None:
     old = "def missing() -> Optional[str]:\n    \"\"\"None when the sandbox can run; otherwise how to make it so.\"\"\"\n"
-    directory = variant("solution", edits={"sandbox.py": (old, old + "    return \"the sandbox is not here\"\n")})
+    directory = variant("solution", edits={"code_mode/sandbox.py": (old, old + "    return \"the sandbox is not here\"\n")})
     item = next(i for i in EXTENSION_ITEMS if i.id.startswith("E8"))
     verdict = run_items([item], load_target(str(directory)))[0]
     assert verdict.status == "error" and verdict.where is None, verdict

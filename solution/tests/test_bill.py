@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 import pytest
 
 from solution import anthropic_model, openai_model
-from solution.bill import bill_of, flat_usage
+from solution.commands.bill import bill_of, flat_usage
 from solution.tests.conftest import ROOT
 from solution.tests.fake_api import FakeApi, Reply, ok
 

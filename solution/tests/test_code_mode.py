@@ -17,12 +17,12 @@ import pytest
 
 from solution.agent import run_agent, system_prompt
 from solution.aggregator import Aggregator
-from solution.code_mode import RUN_SCRIPT, CodeMode
+from solution.code_mode.run_script import RUN_SCRIPT, CodeMode
 from solution.config import config_of
 from solution.consent import NO, ONCE, AuditLog, Consent, ConsentRequest
 from solution.mock_model import MockModel
 from solution.model import result_text
-from solution.sandbox import Limits
+from solution.code_mode.sandbox import Limits
 from solution.tests.conftest import alive
 from servers.notes import NOTES
 
@@ -243,7 +243,7 @@ async def test_without_the_sandbox_installed_a_script_gets_the_way_to_install_it
 
 def test_the_command_line_says_how_to_enable_code_mode_when_it_cannot(tmp_path: Path) -> None:
     program = ("import sys; sys.modules['pydantic_monty'] = None\n"
-               "from solution.cli import main\n"
+               "from solution.commands.cli import main\n"
                "sys.exit(main(['ask', '--code-mode', 'Read note n-2']))\n")
     done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "MOCK": "1"})
@@ -266,7 +266,7 @@ def test_the_transcript_shows_the_script_each_call_and_what_was_printed(tmp_path
 def test_a_busy_sandbox_worker_dies_with_a_killed_client() -> None:
     program = ("import anyio\n"
                "from solution.process import guard_process_tree\n"
-               "from solution.sandbox import Limits, run_in_sandbox\n"
+               "from solution.code_mode.sandbox import Limits, run_in_sandbox\n"
                "guard_process_tree()\n"
                "anyio.run(run_in_sandbox, 'while True:\\n    pass\\n', {}, Limits(seconds=120))\n")
     client = subprocess.Popen([sys.executable, "-c", program], cwd=ROOT)

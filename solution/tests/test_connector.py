@@ -11,7 +11,7 @@ import pytest
 
 from solution.agent import system_prompt
 from solution.aggregator import Aggregator
-from solution.breaker import Breaker
+from solution.host.breaker import Breaker
 from solution.config import config_of, parse_config
 
 

@@ -12,8 +12,8 @@ import anyio
 import pytest
 
 from solution.elicitation import Question, Unsupported, answer, field_from_schema, question_from
-from solution.prompts import TaskLines, describe, read_value, terminal_form
-from solution.terminal import Terminal
+from solution.commands.prompts import TaskLines, describe, read_value, terminal_form
+from solution.commands.terminal import Terminal
 from solution.tasks import TaskState
 
 SCHEMA = {"type": "object", "required": ["size"],
@@ -177,7 +177,7 @@ async def test_a_cancelled_question_does_not_wait_for_enter() -> None:
 
 @pytest.mark.anyio
 async def test_a_question_out_of_the_blue_is_declined_without_being_shown() -> None:
-    from solution.server_requests import DECLINED, answer_server_request
+    from solution.lifecycle.server_requests import DECLINED, answer_server_request
     shown_to: List[Any] = []
 
     async def person(question: Any) -> Dict[str, Any]:

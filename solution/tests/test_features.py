@@ -17,10 +17,10 @@ from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.consent import NO, ONCE, AuditLog, Consent, ConsentRequest, always
 from solution.model import ModelTurn, ToolCall
-from solution.roots import Roots
+from solution.lifecycle.roots import Roots
 from solution.sampler import TerminalSampler
-from solution.server_log import ServerLog
-from solution.terminal import Terminal
+from solution.lifecycle.server_log import ServerLog
+from solution.commands.terminal import Terminal
 from solution.tests.conftest import ROOT
 
 LIBRARY = Path(__file__).resolve().parent / "feature_servers" / "library.py"

@@ -21,7 +21,7 @@ from solution.consent import NO, SESSION, Consent, ConsentRequest, fingerprint
 from solution.jsonrpc import MAX_DEPTH, TooDeep, parse_line
 from solution.naming import model_tool_name
 from solution.process import child_environment
-from solution.cli_views import ProgressBar
+from solution.commands.views import ProgressBar
 from solution.translate import make_entry
 from solution.tests.conftest import ROOT
 
@@ -210,7 +210,7 @@ async def test_the_transcript_says_not_sent_when_a_call_never_left_the_client(fi
 
     from solution.agent import run_agent
     from solution.aggregator import Aggregator
-    from solution.transcript import print_run
+    from solution.commands.transcript import print_run
     from solution.config import config_of
     from solution.consent import always
     from solution.model import ModelTurn, ToolCall

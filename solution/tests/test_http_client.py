@@ -18,7 +18,7 @@ import pytest
 
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of, parse_config
-from solution.http_client import header_value
+from solution.remote.http_client import header_value
 from solution.errors import ConfigError
 from solution.tests.conftest import free_port
 
@@ -171,12 +171,12 @@ async def test_marked_parameters_travel_as_headers_and_badly_marked_tools_are_le
      "not reached by properties alone"),
 ])
 def test_marks_that_break_the_rules_are_named(schema: Dict[str, Any], problem: str) -> None:
-    from solution.param_headers import header_problem
+    from solution.remote.param_headers import header_problem
     assert problem in (header_problem({"name": "t", "inputSchema": schema}) or "")
 
 
 def test_nested_marks_and_values() -> None:
-    from solution.param_headers import mirrors, param_headers
+    from solution.remote.param_headers import mirrors, param_headers
     schema = {"type": "object", "properties": {"where": {"type": "object", "properties": {
         "zone": {"type": "string", "x-mcp-header": "Zone"}}}, "n": {"type": "integer", "x-mcp-header": "N"}}}
     marks = mirrors(schema)
@@ -216,7 +216,7 @@ async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_thr
 ])
 def test_a_session_is_taken_as_rejected_on_404_or_a_400_that_says_so(status: int, body: bytes,
                                                                      rejected: bool) -> None:
-    from solution.http_client import session_rejected
+    from solution.remote.http_client import session_rejected
     assert session_rejected(status, body) is rejected
 
 

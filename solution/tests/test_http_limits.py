@@ -15,8 +15,8 @@ import pytest
 
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
-from solution.http_client import MAX_MESSAGE_CONNECTIONS
-from solution.server_requests import ANSWERING, BUSY
+from solution.remote.http_client import MAX_MESSAGE_CONNECTIONS
+from solution.lifecycle.server_requests import ANSWERING, BUSY
 
 pytestmark = pytest.mark.anyio
 HOLD = 30.0  # the most the server holds a reply back; only a client that never lets go waits it out

@@ -11,7 +11,7 @@ from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.discovery import list_all_tools
 from solution.jsonrpc import Json
-from solution.list_cache import CachedLister, ListCache, list_key
+from solution.host.list_cache import CachedLister, ListCache, list_key
 
 PAGES = {None: {"tools": [{"name": "a"}], "nextCursor": "", "ttlMs": 60_000},
          "": {"tools": [{"name": "b"}], "ttlMs": 60_000}}

@@ -14,7 +14,7 @@ import pytest
 from solution.agent import run_agent
 from solution.aggregator import Aggregator
 from solution.anthropic_model import AnthropicModel, tool_result_content
-from solution.breaker import Breaker
+from solution.host.breaker import Breaker
 from solution.config import config_of
 from solution.errors import ModelApiError
 from solution.http_json import HttpSettings

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from solution.config import ServerSpec, config_of
-from solution.needed import alias_of, imported, servers_needed
+from solution.commands.needed import alias_of, imported, servers_needed
 from solution.tests.conftest import ROOT
 
 CONFIG = config_of([ServerSpec(alias, "python", ()) for alias in ("notes", "tickets", "json", "my-db")])

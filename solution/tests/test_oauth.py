@@ -10,14 +10,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from solution.oauth import (AuthFailed, ServerMetadata, as_metadata_urls, bearer_challenge, canonical_resource,
+from solution.remote.oauth import (AuthFailed, ServerMetadata, as_metadata_urls, bearer_challenge, canonical_resource,
                             choose_auth_method, choose_scope, parse_challenges, prm_urls, registration_method,
                             resource_allowed, resource_metadata, secure_enough, server_metadata, step_up_futile,
                             unattended, union_scopes)
-from solution.oauth_forms import (Attempt, authorization_url, client_authentication, code_from_redirect, s256,
+from solution.remote.oauth_forms import (Attempt, authorization_url, client_authentication, code_from_redirect, s256,
                                   token_form, tokens_from)
 from solution.redact import redacted
-from solution.tokens import Client, Tokens
+from solution.remote.tokens import Client, Tokens
 
 ISSUER = "https://auth.example.com"
 
@@ -230,7 +230,7 @@ def test_a_token_answer_is_read_and_its_tokens_are_never_shown_again() -> None:
 
 
 def test_default_endpoints_are_the_servers_origin() -> None:
-    from solution.oauth import default_endpoints
+    from solution.remote.oauth import default_endpoints
 
     fallback = default_endpoints("https://mcp.example.com/v1/mcp")
     assert isinstance(fallback, ServerMetadata) and not fallback.discovered
@@ -239,7 +239,7 @@ def test_default_endpoints_are_the_servers_origin() -> None:
 
 
 def test_an_enterprise_id_token_is_exchanged_for_an_id_jag_and_presented_as_a_jwt_bearer_grant() -> None:
-    from solution.oauth_forms import ID_JAG_TYPE, JWT_BEARER, exchange_form, issued_assertion
+    from solution.remote.oauth_forms import ID_JAG_TYPE, JWT_BEARER, exchange_form, issued_assertion
 
     form = exchange_form(id_token="idt", audience=ISSUER, resource="https://m.example/mcp", scope=None,
                          client_id="idp-client")

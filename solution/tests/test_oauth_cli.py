@@ -201,9 +201,9 @@ class Elsewhere(BaseHTTPRequestHandler):
 async def test_metadata_for_another_resource_is_refused_before_any_sign_in() -> None:
     from solution.aggregator import Aggregator
     from solution.config import ServerSpec, config_of
-    from solution.oauth import OAuthSettings
-    from solution.sign_in import follow
-    from solution.tokens import TokenStore
+    from solution.remote.oauth import OAuthSettings
+    from solution.remote.sign_in import follow
+    from solution.remote.tokens import TokenStore
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()

@@ -7,11 +7,11 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from solution.contents import MAX_BLOB_BYTES, blob_size, contents_text
+from solution.lifecycle.contents import MAX_BLOB_BYTES, blob_size, contents_text
 from solution.errors import ProtocolViolation
 from solution.resource_links import Offers, links_in, read_result
-from solution.resources import complete, list_all
-from solution.server_prompts import assignments, missing_arguments, prompt_question, split_target, unknown_arguments
+from solution.lifecycle.resources import complete, list_all
+from solution.lifecycle.server_prompts import assignments, missing_arguments, prompt_question, split_target, unknown_arguments
 
 
 class Pages:

@@ -8,9 +8,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from solution.capabilities import client_capabilities
-from solution.roots import Roots, file_uri, root_problem
-from solution.server_requests import answer_server_request
+from solution.lifecycle.capabilities import client_capabilities
+from solution.lifecycle.roots import Roots, file_uri, root_problem
+from solution.lifecycle.server_requests import answer_server_request
 
 
 def test_a_uri_is_absolute_and_percent_encoded_from_the_paths_utf8(tmp_path: Path) -> None:

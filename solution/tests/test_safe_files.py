@@ -13,9 +13,9 @@ from typing import Callable, List
 
 import pytest
 
-from solution import safe_files
-from solution.safe_files import UnsafeFile
-from solution.task_runner import TaskBook, TaskRecord
+from solution.host import safe_files
+from solution.host.safe_files import UnsafeFile
+from solution.task_calls.task_runner import TaskBook, TaskRecord
 from solution.tests.conftest import ROOT
 
 

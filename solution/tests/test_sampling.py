@@ -9,9 +9,9 @@ import pytest
 
 from solution.model import Message, ModelTurn
 from solution.sampler import TerminalSampler, model_configured, offered
-from solution.sampling import (Budget, Declined, approved, conversation, cut_reply, describe_ask, sampling_ask)
-from solution.server_requests import answer_server_request
-from solution.terminal import Terminal
+from solution.lifecycle.sampling import (Budget, Declined, approved, conversation, cut_reply, describe_ask, sampling_ask)
+from solution.lifecycle.server_requests import answer_server_request
+from solution.commands.terminal import Terminal
 from solution.tool_calls import call_tool
 from solution.translate import make_entry
 

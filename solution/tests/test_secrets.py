@@ -19,7 +19,7 @@ import pytest
 from solution.agent import run_agent
 from solution.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
-from solution.http_wire import Url
+from solution.remote.http_wire import Url
 from solution.model import Message, ModelTurn, ToolCall
 from solution.redact import HIDDEN
 from solution.tests.conftest import ROOT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from solution.server_log import ServerLog, log_line
+from solution.lifecycle.server_log import ServerLog, log_line
 
 
 def test_a_message_at_or_above_the_threshold_is_one_safe_line() -> None:

@@ -11,9 +11,9 @@ import anyio.abc
 import anyio.from_thread
 import pytest
 
-from solution.http_wire import Exchange, Url
-from solution.oauth import AuthFailed
-from solution.sign_in import InBrowser, browser_available, follow, redirect_listener
+from solution.remote.http_wire import Exchange, Url
+from solution.remote.oauth import AuthFailed
+from solution.remote.sign_in import InBrowser, browser_available, follow, redirect_listener
 
 pytestmark = pytest.mark.anyio
 

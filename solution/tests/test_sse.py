@@ -9,7 +9,7 @@ import anyio
 import pytest
 from hypothesis import given, strategies as st
 
-from solution.http_client import parsed
+from solution.remote.http_client import parsed
 from solution.sse import Event, EventStream, EventTooLarge
 
 BODY = (b": keep-alive\r\n\r\nid: e-1\nretry: 500\ndata: \n\n"

@@ -200,7 +200,7 @@ async def test_a_server_lost_under_a_task_whose_reconnect_failed_is_tried_again_
         fixture: Any) -> None:
     """As a server the breaker paused: offline with the time it will be tried again,
     calls refused at once meanwhile, and the first call after the cool-down reconnects it."""
-    from solution.breaker import Breaker
+    from solution.host.breaker import Breaker
     server = tickets(fixture, "current", "--task-steps", "400")
     statuses: List[TaskState] = []
     now = [0.0]
@@ -309,7 +309,7 @@ def test_the_handshake_era_asks_for_a_task_only_where_the_tool_and_server_allow_
 
 
 def test_the_task_book_keeps_open_tasks_in_its_file_and_removes_it_when_empty(tmp_path: Any) -> None:
-    from solution.task_runner import TaskBook, TaskRecord
+    from solution.task_calls.task_runner import TaskBook, TaskRecord
     path = str(tmp_path / "tasks.json")
     book = TaskBook(path)
     book.add(TaskRecord("tickets", "export_tickets", "t1", "current"))
@@ -342,7 +342,7 @@ class Scripted:
 
 async def test_a_task_answer_the_client_cannot_read_stops_the_work_before_the_error() -> None:
     from solution.errors import ProtocolViolation
-    from solution.task_runner import TaskPlan, run_task
+    from solution.task_calls.task_runner import TaskPlan, run_task
     server = Scripted({"taskId": "t", "status": "paused"})
     with pytest.raises(ProtocolViolation, match="unknown status"):
         await run_task(server, TaskState("t", "working", poll_seconds=0.05), "tool", TaskPlan())
@@ -368,7 +368,7 @@ class Unconfirmed(Scripted):
 async def test_a_task_whose_cancel_was_not_confirmed_stays_in_the_tasks_file(tmp_path: Any) -> None:
     """The record goes only when the task ended or the server confirmed its cancel:
     otherwise the work may go on, and `tasks` must be able to ask about it."""
-    from solution.task_runner import TaskBook, TaskPlan, run_task
+    from solution.task_calls.task_runner import TaskBook, TaskPlan, run_task
     path = str(tmp_path / "tasks.json")
     server = Unconfirmed()
     async with anyio.create_task_group() as group:
@@ -383,7 +383,7 @@ async def test_a_task_whose_cancel_was_not_confirmed_stays_in_the_tasks_file(tmp
 
 async def test_failed_polls_back_off_and_a_slow_poll_is_not_a_failed_task() -> None:
     from solution.errors import RequestTimeout
-    from solution.task_runner import TaskPlan, run_task
+    from solution.task_calls.task_runner import TaskPlan, run_task
     done = {"taskId": "t", "status": "completed", "result": {"content": [], "isError": False}}
     server = Scripted(RequestTimeout("tasks/get", 1.0), RequestTimeout("tasks/get", 1.0), done)
     result = await run_task(server, TaskState("t", "working", poll_seconds=0.05), "tool", TaskPlan())

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from solution.redact import HIDDEN, redacted
-from solution.safe_files import UnsafeFile
-from solution.tokens import Client, Record, Tokens, TokenStore
+from solution.host.safe_files import UnsafeFile
+from solution.remote.tokens import Client, Record, Tokens, TokenStore
 
 URL = "http://127.0.0.1:8765/mcp"
 

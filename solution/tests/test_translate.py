@@ -93,7 +93,7 @@ def fan_out(levels: int, width: int = 10) -> Dict[str, Any]:
 
 
 def test_a_schema_that_fans_out_is_given_up_on_after_a_budget_of_steps() -> None:
-    from solution.patterns import MAX_STEPS
+    from solution.host.patterns import MAX_STEPS
     entry = make_entry("s", {"name": "t", "inputSchema": fan_out(6)}, "t")
     # A million paths to a value that fits none of them: without a budget, minutes and gigabytes.
     said = argument_errors(entry, {"x": 5})

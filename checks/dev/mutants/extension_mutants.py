@@ -111,7 +111,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   '{"taskId": state.task_id},\n                                                              '
                   'timeout=math.inf))\n',
                   '            outcome.setdefault("result", {"content": []})\n', "E6",
-                  ("comes from tasks/result", "0 tasks/result"), file="task_runner.py"),
+                  ("comes from tasks/result", "0 tasks/result"), file="task_calls/task_runner.py"),
     LearnerMutant("a completed task's isError result rewrapped as a failure", "E6",
                   "        return state.result\n    if state.status == \"failed\":",
                   '        if state.result.get("isError"):\n            return error_result("The task failed.")\n'
@@ -133,7 +133,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     LearnerMutant("faked: every question declined without asking anyone", "E7",
                   "            reply[\"result\"] = await answerers.answer(alias, method, params, related_task(params))\n",
                   "            reply[\"result\"] = {\"action\": \"decline\"}\n", "E7",
-                  ("the person was asked 0 time(s)",), file="server_requests.py"),
+                  ("the person was asked 0 time(s)",), file="lifecycle/server_requests.py"),
     LearnerMutant("a missing title left empty, not the property's name", "E7",
                   'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
                   ("title '' (want 'ratio')",)),

@@ -1,0 +1,1 @@
+"""The reference client assembled: the core with every layer plugged in."""

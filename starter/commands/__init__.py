@@ -1,0 +1,1 @@
+"""`python -m solution`: the reference client's full command line."""

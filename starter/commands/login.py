@@ -1,0 +1,86 @@
+"""`login ALIAS` and `logout ALIAS`, and how every other command may sign in.
+
+    python -m solution login docs     # sign in to the remote server 'docs' now (a browser, or the URL to open)
+    python -m solution logout docs    # forget its tokens (and tell its authorization server, where it can be told)
+
+A person signs in only here: a sign-in can take minutes, longer than any
+request may wait. Other commands renew tokens by themselves (a refresh token,
+client credentials) and otherwise say to run `login`. `MCP_LAB_SIGN_IN=follow`
+(for tests and scripts against an authorization server that approves without a
+person) follows the authorization URL instead of asking, in every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+from ..aggregator import Aggregator
+from ..config import Config, ServerSpec, config_of
+from ..remote.oauth import AuthFailed, OAuthSettings, SignIn
+from ..remote.tokens import TokenStore, default_path
+from ..untrusted import shown
+
+COMMAND = f"python -m {__package__.split('.')[0]}"
+
+
+def say(line: str) -> None:
+    print(shown(line), file=sys.stderr, flush=True)
+
+
+def oauth_settings(options: argparse.Namespace, *, person: bool = False) -> OAuthSettings:
+    """The run's sign-in settings: the tokens file, and who signs in when a server asks
+    (`person`: someone at a browser, for `login`; otherwise nobody, unless following)."""
+    path = Path(options.tokens_file) if getattr(options, "tokens_file", None) else default_path()
+    sign_in: Optional[SignIn] = None
+    if os.environ.get("MCP_LAB_SIGN_IN") == "follow" or person:
+        from ..remote.sign_in import InBrowser, follow  # h11 and sockets: only when a sign-in may happen
+
+        sign_in = follow if os.environ.get("MCP_LAB_SIGN_IN") == "follow" else InBrowser(say)
+    return OAuthSettings(TokenStore(path), sign_in=sign_in, say=say, timeout=options.timeout, command=COMMAND)
+
+
+def remote_spec(config: Config, alias: str) -> "ServerSpec | str":
+    """The remote server `alias` names, or why there is none."""
+    spec = next((s for s in config.servers if s.alias == alias), None)
+    if spec is None:
+        return f"no server '{shown(alias, 40)}' in {config.source}"
+    if spec.url is None:
+        return f"server '{alias}' is a local (stdio) server: it takes its credentials from its environment"
+    return spec
+
+
+async def sign_in_command(options: argparse.Namespace, config: Config) -> int:
+    found = remote_spec(config, options.alias)
+    if isinstance(found, str):
+        print(f"error: {found}", file=sys.stderr)
+        return 2
+    from ..remote.oauth_flow import Authorizer  # only a sign-in loads the HTTP parts
+
+    settings = oauth_settings(options, person=options.command == "login")
+    authorizer = Authorizer(found, settings)
+    if options.command == "logout":
+        kept, note = await authorizer.sign_out()
+        print(f"signed out of server '{found.alias}'{note}" if kept
+              else f"no sign-in was kept for server '{found.alias}'")
+        return 0
+    try:
+        tokens = await authorizer.sign_in()
+    except AuthFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    scope = f" (scope: {shown(tokens.scope, 200)})" if tokens.scope else ""
+    print(f"signed in to server '{found.alias}'{scope}; the tokens are kept in {settings.store.path}")
+    # The proof: the server now answers, with the token just kept.
+    async with Aggregator(config_of([found], config.source), request_timeout=options.timeout) as tools:
+        tools.connector.oauth = oauth_settings(options)
+        await tools.refresh()
+        if found.alias in tools.offline:
+            print(f"error: the server still cannot be used: {shown(tools.offline[found.alias], 300)}",
+                  file=sys.stderr)
+            return 1
+        print(f"server '{found.alias}' answers: {len(tools.entries)} tools")
+    return 0

@@ -1,0 +1,1 @@
+"""Tool calls that become tasks: followed to their end, resumed after a reconnect."""

@@ -26,7 +26,7 @@ from .lifecycle.features import Features, Relists
 from .consent import AuditLog, Consent
 from .host.connector import Connection, Connector
 from .discovery import list_all_tools
-from .failures import reason
+from .errors import reason
 from .naming import model_tool_name
 from .elicitation import Elicitor
 from .lifecycle.roots import Roots

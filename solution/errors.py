@@ -1,13 +1,20 @@
-"""What can go wrong talking to an MCP server, as distinct exception types.
+"""What can go wrong talking to an MCP server, and the one place it becomes words.
 
 A peer's JSON-RPC error (`McpError`) is kept apart from local failures
 (`RequestTimeout`, `ServerGone`): the first is the server's word, the others
 are what this client observed, and neither has a spec error code.
+
+`reason` turns any exception into one line (the offline table uses it) and
+`error_result` wraps a line as the `isError` result a model reads. Both must
+say what happened and where, with no traceback: the model and the person
+reading the tool table act on this text.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, List
+
+from .jsonrpc import Json
 
 
 class ClientError(Exception):
@@ -61,3 +68,30 @@ class AuditFailed(ClientError):
 
 class ModelApiError(ClientError):
     """A model API call failed; the message is one line saying why and what to check."""
+
+def leaves(exc: BaseException) -> List[BaseException]:
+    """The innermost exceptions of (possibly nested) exception groups."""
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, (list, tuple)) and inner:
+        return [leaf for child in inner for leaf in leaves(child)]
+    return [exc]
+
+
+def reason(exc: BaseException) -> str:
+    """One line saying what went wrong."""
+    parts = []
+    for leaf in leaves(exc):
+        if isinstance(leaf, McpError):
+            parts.append(f"the server answered error {leaf.code}: {leaf.message}")
+        elif isinstance(leaf, (RequestTimeout, ServerGone, ClientError)):
+            parts.append(str(leaf))
+        elif isinstance(leaf, TimeoutError):
+            parts.append("timed out" + (f": {leaf}" if str(leaf) else ""))
+        else:
+            parts.append(f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__)
+    return "; ".join(parts)
+
+
+def error_result(text: str) -> Json:
+    """A tool result the model can read: MCP's shape for a tool execution error."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}

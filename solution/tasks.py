@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
 from .errors import McpError, ProtocolViolation  # noqa: F401 (extension E6)
-from .failures import error_result
+from .errors import error_result
 from .jsonrpc import Json
 from .untrusted import shown
 

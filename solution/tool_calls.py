@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Protocol
 
-from .failures import error_result
+from .errors import error_result
 from .lifecycle.input_answers import Answerers
 from .jsonrpc import Json
 from .lifecycle.sampling import Declined

@@ -26,7 +26,7 @@ from .lifecycle.features import Features, Relists
 from .consent import AuditLog, Consent
 from .host.connector import Connection, Connector
 from .discovery import list_all_tools
-from .failures import reason
+from .errors import reason
 from .naming import model_tool_name
 from .elicitation import Elicitor
 from .lifecycle.roots import Roots
@@ -224,7 +224,7 @@ class Aggregator(Features):
         # TODO exercise 4: one failing server makes this whole refresh raise.
         # Give each server its own time limit (self.discovery_timeout) and
         # its own try/except; record why it failed in offline[spec.alias]
-        # (failures.reason turns an exception into words) and carry on.
+        # (errors.reason turns an exception into words) and carry on.
         # The clauses the checks hold it to: labs/GUIDE.md section 6.
         async def connect_one(spec: ServerSpec) -> None:
             found[spec.alias] = await self.connect(spec)

@@ -8,6 +8,11 @@ name). The tool array then never changes during a conversation, which keeps a
 provider's prompt cache valid, and definitions enter the context only for the
 tools the model is about to use. Servers marked on-demand in the config join the catalogue
 when a search mentions what they are for, and leave when the run is over.
+
+A `Front` is the aggregator behind tools of another shape (these meta-tools,
+code mode's `run_script`): the agent loop sees it exactly as it sees the
+aggregator (agent.ToolProvider), with the same offline table and connections
+and its own tool table and calls.
 """
 
 from __future__ import annotations
@@ -18,8 +23,7 @@ import re
 from typing import Any, Dict, List, Optional, Set
 
 from .aggregator import Aggregator
-from .failures import error_result
-from .front import Front
+from .errors import error_result
 from .jsonrpc import Json
 from .stdio_client import ProgressHandler
 from .translate import ToolEntry
@@ -78,6 +82,25 @@ def too_many(tools: Aggregator, context_window: int = CONTEXT_WINDOW, share: Opt
 def one_line(text: str, limit: int = 100) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[:limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+class Front:
+    guidance = ""  # what the system prompt says about these tools; "" when their descriptions suffice
+
+    def __init__(self, tools: Aggregator) -> None:
+        self.tools = tools
+
+    @property
+    def offline(self) -> Dict[str, str]:
+        return self.tools.offline
+
+    @property
+    def connections(self) -> Dict[str, Any]:
+        return self.tools.connections
+
+    def route(self, name: str, arguments: Any) -> Optional[ToolEntry]:
+        """The table entry a call went to, if it went to one (None: it ran in the client)."""
+        return None
 
 
 class MetaTools(Front):

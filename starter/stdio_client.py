@@ -33,7 +33,7 @@ from .elicitation import Elicitor
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
 from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
 from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
-from .protocol import complete_result, with_envelope
+from .discovery import complete_result, with_envelope
 from .lifecycle.roots import Roots
 from .lifecycle.sampling import Sampler
 from .lifecycle.server_requests import Admission, Handling, answer_server_request, busy_reply

@@ -127,7 +127,7 @@ async def reasons(package: Target, case: Dict[str, Any]) -> Told:
     empty = [alias for alias, why in seen[1].items() if not (isinstance(why, str) and why.strip())]
     if empty:
         return Told(f"gave {', '.join(empty)} an empty reason")
-    reason = package.module("failures").reason
+    reason = package.module("errors").reason
     timed_out = []
     for server in case["servers"]:
         why, does = seen[1].get(server["alias"]), server["does"]

@@ -51,7 +51,7 @@ return tool_name
 # TODO exercise 4: one failing server makes this whole refresh raise.
 # Give each server its own time limit (self.discovery_timeout) and
 # its own try/except; record why it failed in offline[spec.alias]
-# (failures.reason turns an exception into words) and carry on.
+# (errors.reason turns an exception into words) and carry on.
 # The clauses the checks hold it to: labs/GUIDE.md section 6.
 async def connect_one(spec: ServerSpec) -> None:
     found[spec.alias] = await self.connect(spec)

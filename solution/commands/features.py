@@ -28,7 +28,7 @@ import anyio
 from ..aggregator import Aggregator
 from ..lifecycle.contents import contents_text
 from ..errors import ClientError
-from ..failures import reason
+from ..errors import reason
 from ..lifecycle.features import FeatureError
 from ..model import Model
 from ..lifecycle.roots import Roots

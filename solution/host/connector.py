@@ -25,7 +25,7 @@ from ..discovery import ServerInfo, discover, handshake, list_all_tools
 from ..errors import ClientError, ServerGone
 from ..jsonrpc import Json
 from .list_cache import CachedLister, Key, ListCache, list_key
-from ..protocol import LEGACY_VERSION, PROTOCOL_VERSION
+from ..discovery import LEGACY_VERSION, PROTOCOL_VERSION
 from ..lifecycle.roots import Roots
 from ..lifecycle.sampling import Sampler
 from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional
 
 from ..elicitation import Elicitor, answer
-from ..failures import reason
+from ..errors import reason
 from ..jsonrpc import Json
 from .roots import Roots
 from .sampling import Declined, Sampler

@@ -51,7 +51,7 @@ from ..jsonrpc import Json, Pending, RequestId, encode
 from .oauth import OAuthSettings
 from .oauth_flow import authorized, authorizer_for
 from .param_headers import Mirror, mirrors, param_headers
-from ..protocol import PROTOCOL_VERSION
+from ..discovery import PROTOCOL_VERSION
 from ..sse import Event, EventStream, EventTooLarge
 from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, MAX_LINE_BYTES, StdioClient
 from ..untrusted import shown

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from solution.errors import ProtocolViolation
-from solution.protocol import complete_result, with_envelope
+from solution.discovery import complete_result, with_envelope
 
 
 def test_every_request_carries_version_capabilities_and_client_info() -> None:

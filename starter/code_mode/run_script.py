@@ -21,8 +21,8 @@ import anyio
 from ..aggregator import Aggregator
 from ..host.calling import NOT_SENT
 from ..errors import AuditFailed
-from ..failures import error_result
-from ..front import Front
+from ..errors import error_result
+from ..meta_tools import Front
 from ..jsonrpc import Json
 from ..meta_tools import CONTEXT_WINDOW, tool_share
 from ..model import result_text

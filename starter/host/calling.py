@@ -24,7 +24,7 @@ from ..config import Config
 from .connector import Connection
 from ..consent import AuditLog, Consent, fingerprint
 from ..errors import AuditFailed, RequestTimeout, ServerGone
-from ..failures import error_result, reason
+from ..errors import error_result, reason
 from ..jsonrpc import Json
 from ..stdio_client import ProgressHandler, StdioClient
 from ..task_calls.task_runner import StatusHandler, TaskBook, TaskPlan, TaskRecord, run_task

@@ -26,7 +26,7 @@ from anyio.abc import TaskGroup
 
 from ..host.calling import ToolCalls, not_sent
 from ..errors import ClientError
-from ..failures import error_result, reason
+from ..errors import error_result, reason
 from ..jsonrpc import Json
 from ..resource_links import READ_RESOURCE, Offers, links_in, read_entry, read_result, read_tool
 from .resources import complete, get_prompt, list_all, read, subscribe

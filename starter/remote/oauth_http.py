@@ -13,7 +13,7 @@ import anyio
 from .http_wire import Exchange, HttpFailure, Url
 from .oauth import AuthFailed, origin_of, secure_enough
 from .oauth_forms import encoded, json_body
-from ..protocol import PROTOCOL_VERSION
+from ..discovery import PROTOCOL_VERSION
 from ..untrusted import shown
 
 BODY_LIMIT = 256 * 1024  # of a metadata document or a token endpoint's answer

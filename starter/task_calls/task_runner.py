@@ -35,7 +35,7 @@ import anyio
 from ..host import safe_files
 from ..elicitation import Elicitor, answer
 from ..errors import ClientError, McpError, RequestTimeout, ServerGone
-from ..failures import error_result, reason
+from ..errors import error_result, reason
 from ..jsonrpc import Json
 from ..tasks import UNKNOWN_TASK, TaskState, missing_capability, read_state, same_task, settled
 from ..untrusted import shown

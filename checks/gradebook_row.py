@@ -41,7 +41,7 @@ EXTENSIONS = [item.number for item in EXTENSION_ITEMS]
 TITLES = {item.number: item.title for item in ITEMS + EXTENSION_ITEMS}
 
 # What a cell says. A verdict the runner did not give is never shown as one.
-PASS, FAIL, NOT_JUDGED, TWICE, NOT_RUN = "pass", "fail", "not judged", "listed twice", "not run"
+PASS, FAIL, NOT_JUDGED, TWICE, NOT_RUN = "pass", "fail", "not judged", "listed twice", "not run"  # twice or more
 
 # Unicode categories shown as escapes: controls (C0, C1, tab, DEL), format characters
 # (the bidirectional overrides and isolates such as U+202E, zero-width ones), line and
@@ -113,7 +113,9 @@ class Learner:
             if status == NOT_JUDGED:
                 gaps.append(f"{label(number)} not judged: {self.why_not_judged.get(number) or 'no reason given'}")
             elif status == TWICE:
-                gaps.append(f"{label(number)} listed twice ({', then '.join(self.verdicts[number])}); "
+                given = self.verdicts[number]
+                times = "twice" if len(given) == 2 else f"{len(given)} times"
+                gaps.append(f"{label(number)} listed {times} ({', then '.join(given)}); "
                             "the runner lists each item once")
         missing = [label(number) for number in CORE + (EXTENSIONS if self.ran_extensions else [])
                    if self.status(number) == NOT_RUN]

@@ -191,6 +191,11 @@ def test_an_item_listed_twice_is_flagged_never_taken_at_its_later_verdict(tmp_pa
     assert row[HEADINGS[2]] == "listed twice"
     assert row["judged"] == "partly: 3 listed twice (fail, then pass); the runner lists each item once"
     assert row["core passed"] == "8" and row["score"] == "core 8/9 · extensions 11/11 · 1 not judged"
+    report["extensions"].append({**report["extensions"][0], "status": "fail"})
+    report["extensions"].append({**report["extensions"][0], "status": "error"})
+    assert main([str(kept(tmp_path, "again", report)), "--csv", str(tmp_path / "g.csv")]) == 0
+    [row] = rows_of((tmp_path / "g.csv").read_text())
+    assert "; E1 listed 3 times (pass, then fail, then error); the runner lists each item once" in row["judged"]
 
 
 def test_a_fifo_among_the_reports_is_skipped_without_waiting_for_a_writer(tmp_path: Path) -> None:

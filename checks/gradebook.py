@@ -140,7 +140,7 @@ th:first-child {{ text-align: left; }} a {{ color: inherit; }}
 th.item {{ font-weight: normal; font-size: 12px; min-width: 7em; max-width: 10em; vertical-align: bottom; }}
 .pass {{ color: #15803d; }} .fail {{ color: #b91c1c; font-weight: bold; }}
 .unjudged {{ color: #a16207; font-style: italic; }} .notrun, .missing {{ color: #6b7280; }}
-.part, .fact {{ white-space: nowrap; }}
+.part, .fact, .missing {{ white-space: nowrap; }}
 </style></head><body>
 <h1>MCP client lab: {len(learners)} learner(s)</h1>
 <p>Items the class fails most come first. Each verdict links to that learner's page, where one was kept.

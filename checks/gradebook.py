@@ -1,17 +1,26 @@
 """`python -m checks.gradebook REPORT.json... [--html class.html] [--csv grades.csv]`:
 a whole class at once, from each learner's `python -m checks --json` report.
 
-One row per learner, one column per item, the items the class fails most
-first (ties in item order), so an instructor sees where to spend the next
-lesson before who to chase. Each cell links to that learner's page anchor
+One row per learner: the score ("core 9/9 · extensions 3/11"), whether the run
+was judged (and if not, why), the commit and date the report carries, and one
+column per item headed by its title. The CSV keeps the lab's own item order, so
+a spreadsheet's formulas keep pointing at the same columns from one export to
+the next; the page puts the items the class fails most first (ties in item
+order), so an instructor sees where to spend the next lesson before who to
+chase. Each cell of the page links to that learner's page anchor
 (`report.html#item-3`) when a page sits beside the report (the same name with
 `.html`), as the Classroom workflow in labs/ keeps them. A learner is named by
 the report's file name, or by its folder when the file is called report.json
 (one folder per learner, as artifacts are downloaded).
 
-A file that is not JSON, or not a report of this lab, is named and skipped,
-never a traceback: one broken artifact must not hide the other twenty-nine.
-Exit 0 when something was written, 2 when no report could be read.
+Reports are read as hostile (checks/gradebook_row.py): a file that is not a
+bounded, regular, readable report of this lab is named and skipped, never a
+traceback: one broken artifact must not hide the other twenty-nine. Every text
+a report or a file name brings is shown with its control and bidirectional
+characters as escapes, and a CSV cell that a spreadsheet would run as a formula
+(one starting with =, +, -, @, a tab or a carriage return) is written as text.
+Exit 0 when something was written, 2 when no report could be read or the
+arguments cannot be used (one line on stderr).
 """
 
 from __future__ import annotations
@@ -20,83 +29,64 @@ import argparse
 import csv
 import html
 import io
-import json
 import os
+import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, List, NoReturn, Optional, Sequence, Tuple, Union
 from urllib.parse import quote
 
-from checks.visible import visible
+from checks.files import write_whole
+from checks.gradebook_row import (CORE, EXTENSIONS, FAIL, NOT_JUDGED, NOT_RUN, PASS, TITLES, TWICE, Learner, read,
+                                  shown)
+from checks.items import label
 
-SCHEMA = Path(__file__).resolve().parent / "report.schema.json"
-GENERIC = {"report", "checks", "results", "self-check"}  # file names that say nothing about who
-WORDS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
-
-
-@dataclass
-class Learner:
-    name: str
-    report: Path
-    page: Optional[Path]
-    cells: Dict[str, str] = field(default_factory=dict)  # item label ("3", "E2") -> status
-    exit_status: int = 0
-
-    @property
-    def passed(self) -> int:
-        return sum(status == "pass" for status in self.cells.values())
+NUMBERS = CORE + EXTENSIONS  # every item of the lab, in its own order: the CSV's columns
+WORDS = {PASS: "PASS", FAIL: "FAIL", NOT_JUDGED: "not judged", TWICE: "listed twice", NOT_RUN: "–"}
+CLASSES = {PASS: "pass", FAIL: "fail", NOT_JUDGED: "unjudged", TWICE: "unjudged", NOT_RUN: "notrun"}
+# OWASP's advice for CSV injection: a cell a spreadsheet could read as a formula starts with a
+# quote. Leading blanks are looked past too, since some spreadsheets trim them on import.
+FORMULA = re.compile(r"\s*[=+\-@]|[\t\r]")
 
 
-def learner_name(path: Path) -> str:
-    return path.parent.name if path.stem.lower() in GENERIC and path.parent.name else path.stem
+def heading(number: int) -> str:
+    return f"{label(number)} {TITLES[number]}"
 
 
-def read(path: Path) -> Tuple[Optional[Learner], Optional[str]]:
-    """A learner from one report, or why the file was skipped."""
-    import jsonschema
-
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"cannot be read ({type(exc).__name__}: {exc})"
-    except ValueError as exc:
-        return None, f"is not JSON ({exc})"
-    try:
-        jsonschema.validate(report, json.loads(SCHEMA.read_text(encoding="utf-8")))
-    except jsonschema.ValidationError as exc:
-        return None, f"is not a python -m checks --json report ({exc.message[:120]})"
-    page = path.with_suffix(".html")
-    learner = Learner(learner_name(path), path, page if page.is_file() else None,
-                      exit_status=int(report["exit_status"]))
-    for item in [*report["items"], *report.get("extensions", [])]:
-        learner.cells[str(item.get("name") or item["number"])] = str(item["status"])
-    return learner, None
+def failed_by(learners: Sequence[Learner], number: int) -> int:
+    """How many learners failed item `number` (a run not judged, or not run, failed nothing)."""
+    return sum(learner.status(number) == FAIL for learner in learners)
 
 
-def order(learners: Sequence[Learner]) -> List[str]:
-    """Item labels, the most failed first, then in the items' own order."""
-    labels = sorted({label for learner in learners for label in learner.cells}, key=item_key)
-    failing = {label: sum(learner.cells.get(label, "pass") != "pass" for learner in learners) for label in labels}
-    return sorted(labels, key=lambda label: -failing[label])
+def order(learners: Sequence[Learner]) -> List[int]:
+    """Item numbers for the page, the most failed first, then in the items' own order."""
+    return sorted(NUMBERS, key=lambda number: -failed_by(learners, number))
 
 
-def item_key(label: str) -> Tuple[int, int]:
-    return (1, int(label[1:])) if label.startswith("E") else (0, int(label))
+def text_cell(value: str) -> str:
+    cell = shown(value, 1000)
+    return "'" + cell if FORMULA.match(cell) else cell
 
 
-def to_csv(learners: Sequence[Learner], labels: Sequence[str]) -> str:
+def to_csv(learners: Sequence[Learner]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["learner", "passed", "judged", "exit_status", *labels])
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)  # quoted as OWASP advises, with text_cell
+    writer.writerow([text_cell(name) for name in ["learner", "judged", "score", "core passed", "extensions passed",
+                                                  "commit", "date", "exit status", *map(heading, NUMBERS)]])
     for learner in learners:
-        writer.writerow([learner.name, learner.passed, len(learner.cells), learner.exit_status,
-                         *(learner.cells.get(label, "") for label in labels)])
+        judged = learner.unjudged is None
+        row: List[Union[str, int]] = [
+            text_cell(learner.name), text_cell(learner.judged()), text_cell(learner.score()),
+            learner.passed(CORE) if judged else "",
+            learner.passed(EXTENSIONS) if judged and learner.ran_extensions else "",
+            text_cell(learner.commit or "not in report"), text_cell(learner.date or "not in report"),
+            learner.exit_status, *(text_cell(learner.status(number)) for number in NUMBERS)]
+        writer.writerow(row)
     return out.getvalue()
 
 
-def esc(text: Any) -> str:
-    return html.escape(visible(str(text)), quote=True)
+def esc(text: str) -> str:
+    return html.escape(shown(text, 1000), quote=True)
 
 
 def link(page: Path, base: Path) -> str:
@@ -107,23 +97,35 @@ def link(page: Path, base: Path) -> str:
         return page.resolve().as_uri()
 
 
-def cell(learner: Learner, label: str, base: Path) -> str:
-    status = learner.cells.get(label)
-    if status is None:
-        return "<td>–</td>"
-    word = WORDS.get(status, esc(status))
-    if learner.page is None:
-        return f'<td class="{esc(status)}">{word}</td>'
-    href = quote(link(learner.page, base), safe="/:.-_~")
-    return f'<td class="{esc(status)}"><a href="{esc(href)}#item-{esc(label)}">{word}</a></td>'
+def cell(learner: Learner, number: int, base: Path) -> str:
+    status = learner.status(number)
+    word = WORDS[status]
+    if learner.page is None or status == NOT_RUN:
+        return f'<td class="{CLASSES[status]}">{word}</td>'
+    href = quote(link(learner.page, base), safe="/:.-_~", errors="surrogateescape")  # a name not UTF-8: its bytes
+    return f'<td class="{CLASSES[status]}"><a href="{esc(href)}#item-{label(number)}">{word}</a></td>'
 
 
-def to_html(learners: Sequence[Learner], labels: Sequence[str], skipped: Sequence[str], base: Path) -> str:
-    failing = {label: sum(learner.cells.get(label, "pass") != "pass" for learner in learners) for label in labels}
-    head = "".join(f"<th>{esc(label)}</th>" for label in labels)
-    rows = [f"<tr><th>{esc(learner.name)}</th><td>{learner.passed}/{len(learner.cells)}</td>"
-            + "".join(cell(learner, label, base) for label in labels) + "</tr>" for learner in learners]
-    counts = "".join(f"<td>{failing[label]}</td>" for label in labels)
+def fact_cell(value: Optional[str]) -> str:
+    return f'<td class="fact">{esc(value)}</td>' if value else '<td class="missing">not in report</td>'
+
+
+def row(learner: Learner, numbers: Sequence[int], base: Path) -> str:
+    judged = learner.judged()
+    score = " · ".join(f'<span class="part">{esc(part)}</span>' for part in learner.score().split(" · "))
+    return (f'<tr><th>{esc(learner.name)}</th><td>{score}</td>'
+            f'<td title="{esc(judged)}">{esc(judged.split(":", 1)[0])}</td>'
+            f"{fact_cell(learner.commit)}{fact_cell(learner.date)}"
+            + "".join(cell(learner, number, base) for number in numbers) + "</tr>")
+
+
+def to_html(learners: Sequence[Learner], skipped: Sequence[str], base: Path) -> str:
+    numbers = order(learners)
+    head = "".join(f'<th class="item"><b>{label(number)}</b> {esc(TITLES[number])}</th>' for number in numbers)
+    rows = [row(learner, numbers, base) for learner in learners]
+    counts = "".join(f"<td>{failed_by(learners, number)}</td>" for number in numbers)
+    unjudged = "".join(f"<li><b>{esc(learner.name)}</b>: {esc(learner.judged())}</li>"
+                       for learner in learners if learner.judged() != "yes")
     notes = "".join(f"<li>{esc(line)}</li>" for line in skipped)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -135,55 +137,91 @@ body {{ font: 14px/1.45 system-ui, sans-serif; margin: 1em; color: #111827; }}
 .scroll {{ overflow-x: auto; }} table {{ border-collapse: collapse; }}
 th, td {{ border: 1px solid #d1d5db; padding: 0.2em 0.5em; text-align: center; }}
 th:first-child {{ text-align: left; }} a {{ color: inherit; }}
-.pass {{ color: #15803d; }} .fail {{ color: #b91c1c; font-weight: bold; }} .error {{ color: #a16207; }}
+th.item {{ font-weight: normal; font-size: 12px; min-width: 7em; max-width: 10em; vertical-align: bottom; }}
+.pass {{ color: #15803d; }} .fail {{ color: #b91c1c; font-weight: bold; }}
+.unjudged {{ color: #a16207; font-style: italic; }} .notrun, .missing {{ color: #6b7280; }}
+.part, .fact, .missing {{ white-space: nowrap; }}
 </style></head><body>
 <h1>MCP client lab: {len(learners)} learner(s)</h1>
-<p>Items the class fails most come first. Each verdict links to that learner's page, where one was kept.</p>
+<p>Items the class fails most come first. Each verdict links to that learner's page, where one was kept.
+A run the runner could not judge shows no verdict, only why (below).</p>
 <div class="scroll"><table>
-<tr><th>learner</th><th>passed</th>{head}</tr>
+<tr><th>learner</th><th>score</th><th>judged</th><th>commit</th><th>date</th>{head}</tr>
 {chr(10).join(rows)}
-<tr><th>failed by</th><td></td>{counts}</tr>
+<tr><th>failed by</th><td></td><td></td><td></td><td></td>{counts}</tr>
 </table></div>
+{f"<h2>Not judged, in whole or in part</h2><ul>{unjudged}</ul>" if unjudged else ""}
 {f"<h2>Skipped</h2><ul>{notes}</ul>" if notes else ""}
 </body></html>
 """
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with its complaint on one line (usage follows --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"gradebook: {message} (see python -m checks.gradebook --help)\n")
+
+
+def unusable(args: argparse.Namespace) -> Optional[str]:
+    """Why the output options cannot be used as given, or None."""
+    reports = {os.path.realpath(given) for given in args.reports}
+    outputs = [(option, value) for option, value in (("--csv", args.csv), ("--html", args.html)) if value]
+    for option, value in outputs:
+        if os.path.isdir(value):
+            return f"{option} wants a file, and '{shown(value)}' is a folder"
+        if not os.path.isdir(os.path.dirname(os.path.realpath(value))):
+            return f"{option} wants a file in a folder that exists; got '{shown(value)}'"
+        if os.path.realpath(value) in reports:
+            return f"{option} '{shown(value)}' is one of the reports; writing it would lose that report"
+    if len(outputs) == 2 and os.path.realpath(outputs[0][1]) == os.path.realpath(outputs[1][1]):
+        return "--csv and --html name the same file; one would overwrite the other"
+    return None
+
+
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m checks.gradebook",
-                                     description="a class's python -m checks --json reports as one table")
+    parser = Parser(prog="python -m checks.gradebook",
+                    description="a class's python -m checks --json reports as one table")
     parser.add_argument("reports", nargs="+", metavar="REPORT.json")
     parser.add_argument("--html", metavar="FILE", help="write the table as a page")
-    parser.add_argument("--csv", metavar="FILE", help="write the table as CSV")
+    parser.add_argument("--csv", metavar="FILE", help="write the table as CSV (without --html or --csv: to stdout)")
     args = parser.parse_args(argv)
+    wrong = unusable(args)
+    if wrong:
+        print(f"gradebook: {wrong}", file=sys.stderr)
+        return 2
     learners: List[Learner] = []
     skipped: List[str] = []
     for given in args.reports:
         learner, why = read(Path(given))
         if learner is None:
             skipped.append(f"{given} {why}")
-            print(f"gradebook: skipped {given}: it {why}", file=sys.stderr)
+            print(f"gradebook: skipped {shown(given)}: it {why}", file=sys.stderr)
         else:
             learners.append(learner)
     if not learners:
         print("gradebook: no report could be read; nothing written", file=sys.stderr)
         return 2
     learners.sort(key=lambda learner: learner.name.lower())
-    labels = order(learners)
+    for learner in learners:
+        verdict, _, why = learner.judged().partition(": ")
+        if verdict != "yes":
+            said = "not judged" if verdict == "no" else "judged in part"
+            print(f"gradebook: {shown(learner.name)} {said}: {shown(why, 400)}", file=sys.stderr)
     written: List[str] = []
     outputs: List[Tuple[Optional[str], Callable[[], str]]] = [
-        (args.csv, lambda: to_csv(learners, labels)),
-        (args.html, lambda: to_html(learners, labels, skipped, Path(args.html or ".").resolve().parent))]
+        (args.csv, lambda: to_csv(learners)),
+        (args.html, lambda: to_html(learners, skipped, Path(args.html or ".").resolve().parent))]
     for option, text in outputs:
         if option:
             try:
-                Path(option).write_text(text(), encoding="utf-8")
+                write_whole(Path(option), text())
             except OSError as exc:
-                print(f"gradebook: cannot write {option}: {exc.strerror or exc}", file=sys.stderr)
+                print(f"gradebook: cannot write {shown(option)}: {exc.strerror or exc}", file=sys.stderr)
                 return 2
             written.append(option)
     if not written:
-        sys.stdout.write(to_csv(learners, labels))
+        sys.stdout.write(to_csv(learners))
     for option in written:
         print(f"gradebook: {len(learners)} learner(s) written to {Path(option).resolve().as_uri()}")
     return 0

@@ -123,6 +123,7 @@ def learner_claims() -> List[Tuple[Any, ...]]:
     from checks.items.offline import SLOW_DISCOVERY_LIMIT, SLOW_REPLY
     from checks.items.tasks import FIELDS
     from checks.items.wire import ENDLESS_LIMIT
+    from checks.gradebook_row import MAX_BYTES, MAX_DEPTH, MAX_ITEMS
     from checks.page_parts import FOLD_AFTER, KEEP, MAX_ROWS
     from checks.report import MEANING, summary
     from checks.style import Style
@@ -225,4 +226,6 @@ def learner_claims() -> List[Tuple[Any, ...]]:
         instructors(r"draws at most (\d+) rows \(a run of more than (\w+) alike messages is cut to its "
             r"first (\w+) and its last", lambda: (str(MAX_ROWS), spoken(FOLD_AFTER), spoken(KEEP))),
         instructors(r"the messages in full share ([\d,]+) characters", lambda: g(WIRE_TEXT)),
+        instructors(r"at most (\d+) MiB each, nested at most (\d+)\s+levels and listing at most (\d+) items",
+            lambda: (g(MAX_BYTES / 2 ** 20), str(MAX_DEPTH), str(MAX_ITEMS))),
     ]

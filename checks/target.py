@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # once (left to an item's first use of the module, it read as the check failing).
 MODULES = tuple(dict.fromkeys((
     "errors", "config", "stdio_client", "discovery", "naming", "translate", "aggregator", "model", "mock_model",
-    "models", "agent", "consent", "meta_tools", "anthropic_model", "tool_calls", "tasks", "elicitation", "stubs",
+    "model_apis", "agent", "consent", "meta_tools", "tool_calls", "tasks", "elicitation", "stubs",
     "code_mode.sandbox", "code_mode.run_script", *(Path(exercise.file).stem for exercise in EXERCISES.values()),
     *(Path(extension.file).stem for extension in EXTENSIONS.values()))))
 
@@ -93,13 +93,9 @@ class Target:
     @property
     def agent(self) -> Any: return self.module("agent")
     @property
-    def models(self) -> Any: return self.module("models")
-    @property
     def consent(self) -> Any: return self.module("consent")
     @property
     def meta_tools(self) -> Any: return self.module("meta_tools")
-    @property
-    def anthropic_model(self) -> Any: return self.module("anthropic_model")
     @property
     def elicitation(self) -> Any: return self.module("elicitation")
 

@@ -97,7 +97,7 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
     # the interpreter to itself (later looks share it with the items' threads).
     tell(target)
     try:
-        note = str(target.models.choose_model()[1])
+        note = str(target.module("model_apis").choose_model()[1])
     except BaseException as exc:
         note = f"model: none could be chosen ({type(exc).__name__}: {exc})"
     send("start", model=note, display=target.display_path(""))

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Tuple
 from checks.target import ROOT
 from solution.agent import ToolProvider, run_agent
 from solution.aggregator import Aggregator
-from solution.anthropic_model import to_messages
+from solution.model_apis import anthropic_messages as to_messages
 from solution.code_mode.run_script import CodeMode, ScriptCall
 from solution.config import ServerSpec, config_of
 from solution.consent import ONCE, Consent, always

@@ -21,13 +21,13 @@ from checks.dev.billing import AnthropicCache, OpenAICache, TooManyBreakpoints, 
 from checks.target import ROOT
 from solution.agent import AgentRun, ToolProvider, run_agent
 from solution.aggregator import Aggregator
-from solution.anthropic_model import AnthropicModel
+from solution.model_apis import AnthropicModel
 from solution.commands.bill import Bill, bill_of
 from solution.config import ServerSpec, config_of
 from solution.meta_tools import CALL, CONTEXT_WINDOW, INSPECT, SEARCH, MetaTools, tool_share, too_many
 from solution.model import Model
 from solution.naming import model_tool_name
-from solution.openai_model import OpenAIModel
+from solution.model_apis import OpenAIModel
 from solution.stdio_client import ProgressHandler
 from solution.tests.fake_api import FakeApi, Reply, ok
 from solution.translate import ToolEntry

@@ -261,7 +261,7 @@ async def structured(target: Target, lab: Lab) -> str:
                    f"structuredContent {json.dumps(failed.get('structuredContent'))[:80]}\n"
                    f"got: {wrong.structured!r:.120}; the program would take it for the note{where}")
     message = target.model.Message("tool", tool_call_id="c1", result=step.result)
-    blocks = target.anthropic_model.to_messages([message])[0]["content"][0]["content"]
+    blocks = target.module("model_apis").anthropic_messages([message])[0]["content"][0]["content"]
     if any(b.get("type") != "text" for b in blocks) or "structuredContent" in json.dumps(blocks):
         raise Fail(f"expected: the model still gets the text block only\ngot: {blocks!r:.120}{where}")
     return "the program got the note as data, and no data from an error result; the model got its text"

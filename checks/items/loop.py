@@ -33,7 +33,7 @@ async def agent_loop(target: Target, lab: Lab) -> str:
         await refreshed(target, tools)
         table = {t["name"] for t in tools.model_tools()}
         # The configured model (the mock under MOCK=1 or when none is set up).
-        model = target.models.choose_model()[0]
+        model = target.module("model_apis").choose_model()[0]
         mock = isinstance(model, target.mock_model.MockModel)
         run = await target.agent.run_agent("Read note n-2", tools, model, max_steps=4)
         if not run.steps:

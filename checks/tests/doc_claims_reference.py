@@ -33,13 +33,13 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from servers.misbehave import fan_out, tools_for
     from servers.rpc import INTERNAL_ERROR, METHOD_NOT_FOUND
     from servers.stdio import EOF_GRACE, HOLD_LIMIT
-    from solution import anthropic_model, openai_model
+    from solution import model_apis
     from solution.commands.bill import ANTHROPIC_READ, ANTHROPIC_WRITE, OPENAI_READ
     from solution.host.breaker import COOL_DOWN, THRESHOLD
     from solution.config import parse_config
     from solution.discovery import MAX_PAGES, PROBE_TIMEOUT
     from solution.remote.http_client import MAX_MESSAGE_CONNECTIONS, MAX_REQUEST_CONNECTIONS
-    from solution.http_json import HttpSettings
+    from solution.model_apis import HttpSettings
     from solution.jsonrpc import MAX_DEPTH
     from solution.meta_tools import CONTEXT_WINDOW, TOOL_SHARE
     from solution.remote.oauth_flow import MAX_AUTHORIZATIONS
@@ -62,8 +62,8 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     client, maintainers, servers = (stating(doc) for doc in DOCUMENTS[3:])
     return [
         # labs/CLIENT.md
-        client(r"ANTHROPIC_MODEL, default ([\w.-]+);", lambda: anthropic_model.DEFAULT_MODEL),
-        client(r"OPENAI_MODEL, default ([\w.-]+)\)", lambda: openai_model.DEFAULT_MODEL),
+        client(r"ANTHROPIC_MODEL, default ([\w.-]+);", lambda: model_apis.ANTHROPIC_DEFAULT_MODEL),
+        client(r"OPENAI_MODEL, default ([\w.-]+)\)", lambda: model_apis.OPENAI_DEFAULT_MODEL),
         client(r"Every call has a timeout \((\d+) s without a byte\)", lambda: g(HttpSettings().timeout)),
         client(r"running time \| (\d+) s \|", lambda: g(Limits().seconds)),
         client(r"memory \| (\d+) MiB \|", lambda: g(Limits().memory_bytes / 2 ** 20)),
@@ -94,7 +94,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
         client(r"Anthropic: a write costs ([\d.]+) of a plain token and a read ([\d.]+); OpenAI: a cached token "
             r"costs (\w+), the rate for ([\w.-]+)\)", lambda: (
                 g(ANTHROPIC_WRITE), g(ANTHROPIC_READ), fraction.get(OPENAI_READ, g(OPENAI_READ)),
-                openai_model.DEFAULT_MODEL)),
+                model_apis.OPENAI_DEFAULT_MODEL)),
         client(r"written at ([\d.]+), then read at ([\d.]+) every turn",
             lambda: (g(ANTHROPIC_WRITE), g(ANTHROPIC_READ))),
         client(r"blocks marked cache_control \(at most (\w+)\)", lambda: spoken(MAX_BREAKPOINTS)),

@@ -26,20 +26,6 @@ ANTHROPIC_WRITE, ANTHROPIC_READ = 1.25, 0.1
 OPENAI_READ = 0.5
 
 
-def flat_usage(raw: Any, prefix: str = "") -> Dict[str, int]:
-    """Every integer count in a usage object, nested ones under dotted keys."""
-    found: Dict[str, int] = {}
-    if not isinstance(raw, dict):
-        return found
-    for key, value in raw.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            found.update(flat_usage(value, name + "."))
-        elif isinstance(value, int) and not isinstance(value, bool):
-            found[name] = value
-    return found
-
-
 @dataclass(frozen=True)
 class Bill:
     """A run's input tokens by how they were billed, and its output tokens."""

@@ -104,7 +104,7 @@ async def test_the_system_prompt_names_offline_servers_and_labels_instructions(f
 
 @pytest.mark.anyio
 async def test_structured_results_reach_the_program_and_only_text_reaches_the_model(fixture: Any) -> None:
-    from solution.anthropic_model import to_messages
+    from solution.model_apis import anthropic_messages as to_messages
     notes = fixture("notes")
     async with Aggregator(config_of([notes.spec])) as tools:
         await tools.refresh()

@@ -11,8 +11,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from solution import anthropic_model, openai_model
-from solution.commands.bill import bill_of, flat_usage
+from solution.commands.bill import bill_of
+from solution.model_apis import anthropic_turn, flat_usage, openai_turn
 from solution.tests.conftest import ROOT
 from solution.tests.fake_api import FakeApi, Reply, ok
 
@@ -30,9 +30,9 @@ def test_nested_usage_fields_are_kept_under_dotted_keys() -> None:
                                         "prompt_tokens_details.audio_tokens": 0,
                                         "completion_tokens_details.reasoning_tokens": 0}
     assert flat_usage({"a": True, "b": "x", "c": 1.5, "d": [1]}) == {}  # no count among them
-    turn = openai_model.from_response({"choices": [{"message": {"content": "hi"}}], "usage": OPENAI_USAGE})
+    turn = openai_turn({"choices": [{"message": {"content": "hi"}}], "usage": OPENAI_USAGE})
     assert turn.usage["prompt_tokens_details.cached_tokens"] == 32256
-    turn = anthropic_model.from_response({"content": [], "usage": ANTHROPIC_USAGE})
+    turn = anthropic_turn({"content": [], "usage": ANTHROPIC_USAGE})
     assert turn.usage["cache_creation.ephemeral_5m_input_tokens"] == 4800 and "service_tier" not in turn.usage
 
 

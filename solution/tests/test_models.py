@@ -13,15 +13,12 @@ import pytest
 
 from solution.agent import run_agent
 from solution.aggregator import Aggregator
-from solution.anthropic_model import AnthropicModel, tool_result_content
+from solution.model_apis import AnthropicModel, HttpSettings, OpenAIModel, choose_model, tool_message_content, tool_result_content
 from solution.host.breaker import Breaker
 from solution.config import config_of
 from solution.errors import ModelApiError
-from solution.http_json import HttpSettings
 from solution.mock_model import MockModel
 from solution.model import Message, ToolCall
-from solution.models import choose_model
-from solution.openai_model import OpenAIModel, tool_message_content
 from solution.tests.conftest import ROOT
 from solution.tests.fake_api import FakeApi, ok
 
@@ -138,12 +135,12 @@ async def test_a_server_lost_mid_run_is_news_after_the_breakpoints_not_a_new_sys
 
 
 def test_news_reaches_each_api_as_the_client_s_words_after_the_tool_results() -> None:
-    from solution import anthropic_model, openai_model
+    from solution.model_apis import anthropic_messages, openai_messages
     conversation = [Message("user", "q"), Message("assistant", tool_calls=[ToolCall("a", "x", {})]),
                     Message("tool", tool_call_id="a", result={"content": []}), Message("note", "n is back")]
-    assert anthropic_model.to_messages(conversation)[-1]["content"][-1] == {"type": "text", "text": "n is back"}
-    assert openai_model.to_messages("s", conversation)[-1] == {"role": "user", "content": "n is back"}
-    assert anthropic_model.to_messages(conversation[:1] + conversation[3:])[-1] == \
+    assert anthropic_messages(conversation)[-1]["content"][-1] == {"type": "text", "text": "n is back"}
+    assert openai_messages("s", conversation)[-1] == {"role": "user", "content": "n is back"}
+    assert anthropic_messages(conversation[:1] + conversation[3:])[-1] == \
         {"role": "user", "content": [{"type": "text", "text": "n is back"}]}
 
 
@@ -252,7 +249,7 @@ def test_the_prompt_is_marked_for_caching_after_the_table_the_system_and_the_con
 
 
 def test_consecutive_tool_results_share_one_user_message() -> None:
-    from solution.anthropic_model import to_messages
+    from solution.model_apis import anthropic_messages as to_messages
     wire = to_messages([Message("user", "q"),
                         Message("assistant", tool_calls=[ToolCall("a", "x", {}), ToolCall("b", "y", {})]),
                         Message("tool", tool_call_id="a", result={"content": []}),

@@ -40,7 +40,7 @@ from ..meta_tools import MetaTools, too_many
 from ..model import result_text
 from .options import DEFAULT_CONFIG, parse
 from .login import oauth_settings, sign_in_command
-from ..models import choose_model
+from ..model_apis import choose_model
 from .needed import servers_needed
 from ..process import guard_process_tree
 from ..code_mode.sandbox import missing as sandbox_missing

@@ -152,7 +152,8 @@ class Lab:
         path = self.journal_path(label or alias)
         self.journals.append(Journal(label or alias, path))
         args = (*self.launch(server, path), *extra)
-        return self.target.config.ServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout, **fields)
+        return self.target.module("host.config").HostServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout,
+                                                                 **fields)
 
     def journal_path(self, name: str) -> Path:
         """Where the next server's journal goes: named as the trace names it."""
@@ -184,7 +185,7 @@ class Lab:
         while True:
             listening = next((e for e in journal.entries() if e.kind == "listening"), None)
             if listening is not None:
-                return self.target.config.ServerSpec(alias, "", url=str(listening.raw["url"]), **fields)
+                return self.target.module("host.config").HostServerSpec(alias, "", url=str(listening.raw["url"]), **fields)
             if process.poll() is not None or time.monotonic() > deadline:
                 raise HarnessError(f"the fixture '{alias}' over HTTP did not start (see {path})")
             await anyio.sleep(0.005)

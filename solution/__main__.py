@@ -2,7 +2,9 @@ import os
 import sys
 
 try:
+    # >>> reference: the reference client's full command line (solution/commands/)
     from .commands.cli import main
+    # <<< reference
 except ModuleNotFoundError as missing:  # a fresh terminal, without the lab's virtual environment
     if (missing.name or "").split(".")[0] in ("checks", "solution", "starter", "servers"):
         raise

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol
 
 from .model import Json, Message, Model
-from .redact import redacted, redacted_json
 from .stdio_client import ProgressHandler
 from .tool_calls import structured_data
 from .translate import ToolEntry
+from .untrusted import redacted, redacted_json
 from .untrusted import quoted
 
 

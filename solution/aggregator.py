@@ -9,39 +9,101 @@ Prefixes come from the aliases in the config. The reverse table (`entries`)
 maps each model-facing name to its server alias and original tool name; calls
 go out under the original name. A server that fails discovery lands in the
 `offline` table with its reason and the others carry on.
+
+A call never raises: an unknown name, an offline server, arguments that fail
+the tool's schema (checked here, so they never reach the server), a declined
+consent, a timeout, a server that went away: each becomes an `isError` result
+whose text the model can act on.
+
+The reference client's aggregator (host/aggregator.py) builds on this one:
+`client_for`, `connect`, `eager_servers`, `unusable`, `send_call` and `call`
+are where its layers come in.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Type
+from typing import Any, Dict, List, Optional, Tuple, Type, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 
 from .config import Config, ServerSpec
-from .host.breaker import Breaker
-from .errors import ServerGone
-from .lifecycle.features import Features, Relists
-from .consent import AuditLog, Consent
-from .host.connector import Connection, Connector
-from .discovery import list_all_tools
-from .errors import reason
+from .consent import Consent
+from .discovery import ServerInfo, discover, list_all_tools
+from .errors import error_result, reason
+from .jsonrpc import Json
 from .naming import model_tool_name
-from .elicitation import Elicitor
-from .lifecycle.roots import Roots
-from .lifecycle.sampling import Sampler
-from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
-from .task_calls.task_runner import StatusHandler, TaskBook
-from .remote.param_headers import header_problem
-from .tasks import unusable
-from .translate import ToolEntry, make_entry, to_anthropic_tool, to_openai_tool
+from .stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, ProgressHandler, StdioClient
+from .tool_calls import call_tool
+from .translate import ToolEntry, argument_errors, make_entry, to_anthropic_tool, to_openai_tool
+from .untrusted import not_json, shown
 
 DISCOVERY_TIMEOUT = 10.0  # the least a whole discovery may take; more when request timeouts are longer
 DISCOVERY_REQUESTS = 3  # a discovery is about this many requests long (probe or handshake, pages, listen)
+NOT_SENT = "io.mcp-client-lab/notSent"  # in a result's _meta: why the call never left the client
+Self = TypeVar("Self", bound="Aggregator")
 
 
-class Aggregator(Features):
+@dataclass
+class Connection:
+    """A server that answered discovery: its client and what it offered."""
+
+    alias: str
+    client: StdioClient
+    info: ServerInfo
+    tools: List[Json]
+
+
+def listen_filter(capabilities: Json) -> Json:
+    """What a 2026-07-28 listen stream asks for: each list change the server can announce."""
+    wanted: Json = {}
+    for capability, key in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
+                            ("resources", "resourcesListChanged")):
+        section = capabilities.get(capability)
+        if isinstance(section, dict) and section.get("listChanged"):
+            wanted[key] = True
+    return wanted
+
+
+def not_sent(why: str, text: str) -> Json:
+    """An isError result for a call that never reached a server, saying why (for transcripts)."""
+    result = error_result(text)
+    result["_meta"] = {NOT_SENT: why}
+    return result
+
+
+class Relists:
+    """At most one re-list running per server, and one owed: however many changes are
+    announced while one runs (2,000 at once, from a hostile server), one more follows
+    it, and that one sees them all. None is lost: the owed one starts after."""
+
+    def __init__(self) -> None:
+        self._owed: Dict[str, bool] = {}  # alias -> a change came while its re-list ran
+
+    def begin(self, alias: str) -> bool:
+        """True: re-list now. False: one is running, and now owes another."""
+        if alias in self._owed:
+            self._owed[alias] = True
+            return False
+        self._owed[alias] = False
+        return True
+
+    def again(self, alias: str) -> bool:
+        """After a re-list: True when a change came while it ran (and it is run again)."""
+        owed = self._owed.get(alias, False)
+        self._owed[alias] = False
+        return owed
+
+    def end(self, alias: str) -> None:
+        self._owed.pop(alias, None)
+
+
+class Aggregator:
+    guidance = ""  # the plain table needs no explaining (agent.ToolProvider)
+    entry_kind: Type[ToolEntry] = ToolEntry  # what the table's entries are (the reference's bound their checks)
+
     def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
                  discovery_timeout: Optional[float] = None, close_grace: float = CLOSE_GRACE) -> None:
         self.config = config
@@ -52,67 +114,19 @@ class Aggregator(Features):
         longest = max([request_timeout, *(s.timeout for s in config.servers if s.timeout)])
         self.discovery_timeout = discovery_timeout if discovery_timeout is not None \
             else max(DISCOVERY_TIMEOUT, DISCOVERY_REQUESTS * longest)
-        self.connector = Connector(self.list_changed, request_timeout=request_timeout, close_grace=close_grace)
-        self.breaker = Breaker()
-        self.retired: Dict[str, str] = {}  # model name -> alias, for the tools of a paused server
-        self.pauses: Dict[str, str] = {}  # alias -> why it is paused
         self.connections: Dict[str, Connection] = {}
         self.offline: Dict[str, str] = {}  # alias -> why it is not available
         self.entries: Dict[str, ToolEntry] = {}  # model-facing name -> entry
         self.dropped: List[str] = []  # tools left out of the table, with why
         self.consent: Optional[Consent] = None  # None: every call goes out (library default)
-        self.audit = AuditLog(None)
-        self.task_book = TaskBook()  # a path makes it outlive the run (the CLI's resume)
-        self.on_task_status: Optional[StatusHandler] = None
+        self.steps: Dict[str, str] = {}  # alias -> what its discovery is doing (or last did)
         self.version = 0  # goes up each time the table is rebuilt
         self._changed = anyio.Event()
         self._clients: List[StdioClient] = []
         self._task_group: Optional[TaskGroup] = None
         self._relists = Relists()
-        self._start_features()
-        self.connector.on_notice = self.server_notice
 
-    @property
-    def elicitor(self) -> Optional[Elicitor]:
-        """Who answers servers' questions. Set it before `refresh`: the
-        capability is declared when a server is connected, and only if set."""
-        return self.connector.elicitor
-
-    @elicitor.setter
-    def elicitor(self, value: Optional[Elicitor]) -> None:
-        self.connector.elicitor = value
-
-    @property
-    def sampler(self) -> Optional[Sampler]:
-        """Who answers servers' sampling requests (sampler.py); set before `refresh`, like the elicitor."""
-        return self.connector.sampler
-
-    @sampler.setter
-    def sampler(self, value: Optional[Sampler]) -> None:
-        self.connector.sampler = value
-
-    @property
-    def roots(self) -> Optional[Roots]:
-        """The roots offered to servers (roots.py); None: none, and the capability is not declared."""
-        return self.connector.roots
-
-    @roots.setter
-    def roots(self, value: Optional[Roots]) -> None:
-        self.connector.roots = value
-
-    async def set_roots(self, directories: List[str]) -> None:
-        """Offer other roots while connected: a handshake-era server is told (2026-07-28
-        servers ask within each call, so they always get the current list)."""
-        if self.roots is None or not self.roots.set(directories):
-            return
-        for connection in list(self.connections.values()):
-            if connection.info.era == "legacy":
-                try:
-                    await connection.client.notify("notifications/roots/list_changed")
-                except ServerGone:
-                    pass  # it is gone; its next connection gets the new list
-
-    async def __aenter__(self) -> "Aggregator":
+    async def __aenter__(self: Self) -> Self:
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
         return self
@@ -137,15 +151,63 @@ class Aggregator(Features):
 
     # -- discovery -------------------------------------------------------------
 
+    def client_for(self, spec: ServerSpec) -> StdioClient:
+        """The client that speaks to `spec`'s server (a server's own timeout wins)."""
+        return StdioClient(spec, request_timeout=spec.timeout or self.request_timeout, close_grace=self.close_grace)
+
     async def connect(self, spec: ServerSpec) -> Connection:
         """Start one server, discover it and list all its tools."""
         if self._task_group is None:
             raise RuntimeError("use the Aggregator inside 'async with'")
-        return await self.connector.connect(spec, self._task_group, self._clients)
+        client = self.client_for(spec)
+        self._clients.append(client)  # from here on, close ends it
+        alias = spec.alias
+        try:
+            self.steps[alias] = "the process to start"
+            await client.start(self._task_group)
+            self.steps[alias] = "server/discover"
+            info = await discover(client)
+            # Changes are announced unsolicited in the handshake era, on a
+            # listen stream in the current one; both land in list_changed.
+            client.notification_handlers["notifications/tools/list_changed"] = lambda params: self.list_changed(alias)
+            self.steps[alias] = "tools/list"
+            tools = await list_all_tools(client)
+            wanted = listen_filter(info.capabilities)
+            if info.era == "current" and wanted:
+                self.steps[alias] = "subscriptions/listen"
+                await client.listen(wanted)
+            self.steps[alias] = "nothing (connected)"
+        except BaseException:
+            await client.aclose()
+            raise
+        return Connection(alias, client, info, tools)
 
     def eager_servers(self) -> List[ServerSpec]:
-        """The servers refresh() starts: all but those marked on-demand."""
-        return [spec for spec in self.config.servers if not spec.on_demand]
+        """The servers refresh() starts."""
+        return list(self.config.servers)
+
+    async def refresh(self) -> None:
+        """(Re)discover every configured server and rebuild the tool table."""
+        await self.aclose()
+        found: Dict[str, Connection] = {}
+        offline: Dict[str, str] = {}
+        # >>> exercise 4 (item 8): one broken server must not sink the others
+        async def connect_one(spec: ServerSpec) -> None:
+            try:
+                with anyio.fail_after(self.discovery_timeout):
+                    found[spec.alias] = await self.connect(spec)
+            except Exception as exc:  # any failure: record why, keep the rest
+                offline[spec.alias] = reason(exc)
+
+        async with anyio.create_task_group() as group:
+            for spec in self.eager_servers():
+                group.start_soon(connect_one, spec)
+        # <<< exercise 4
+        for alias, why in offline.items():
+            if why == reason(TimeoutError()):  # the limit on the whole discovery: say which step
+                offline[alias] = (f"discovery did not finish within {self.discovery_timeout:g} s (it was "
+                                  f"waiting for {self.steps.get(alias, 'the server')})")
+        self._rebuild(found, offline)
 
     def list_changed(self, alias: str) -> None:
         """A server said its tool list changed (a notification; must not block)."""
@@ -185,56 +247,11 @@ class Aggregator(Features):
                 await self._changed.wait()
         return self.version > since
 
-    async def attach(self, alias: str) -> bool:
-        """Connect an on-demand server now; False (with a reason in offline) if it fails."""
-        if alias in self.connections:
-            return True
-        spec = next((s for s in self.config.servers if s.alias == alias), None)
-        if spec is None:
-            return False
-        try:
-            with anyio.fail_after(self.discovery_timeout):
-                self.connections[alias] = await self.connect(spec)
-            self.offline.pop(alias, None)
-        except Exception as exc:
-            self.offline[alias] = reason(exc)
-        self._rebuild(dict(self.connections), dict(self.offline))
-        return alias in self.connections
+    # -- the table -------------------------------------------------------------
 
-    async def detach(self, alias: str) -> None:
-        """Disconnect a server (an on-demand one that is no longer needed)."""
-        connection = self.connections.pop(alias, None)
-        if connection is not None:
-            self._clients.remove(connection.client)
-            await connection.client.aclose()
-            self._rebuild(dict(self.connections), dict(self.offline))
-
-    async def refresh(self) -> None:
-        """(Re)discover every configured server and rebuild the tool table
-        (paused servers too: a refresh is the user asking to try again)."""
-        await self.aclose()
-        self.listed, self.subscribed = {}, {}  # the servers are started anew: nothing they said is kept
-        self.breaker.reset()
-        self.retired, self.pauses = {}, {}
-        found: Dict[str, Connection] = {}
-        offline: Dict[str, str] = {}
-        # >>> exercise 4 (item 8): one broken server must not sink the others
-        async def connect_one(spec: ServerSpec) -> None:
-            try:
-                with anyio.fail_after(self.discovery_timeout):
-                    found[spec.alias] = await self.connect(spec)
-            except Exception as exc:  # any failure: record why, keep the rest
-                offline[spec.alias] = reason(exc)
-
-        async with anyio.create_task_group() as group:
-            for spec in self.eager_servers():
-                group.start_soon(connect_one, spec)
-        # <<< exercise 4
-        for alias, why in offline.items():
-            if why == reason(TimeoutError()):  # the limit on the whole discovery: say which step
-                offline[alias] = (f"discovery did not finish within {self.discovery_timeout:g} s (it was "
-                                  f"waiting for {self.connector.steps.get(alias, 'the server')})")
-        self._rebuild(found, offline)
+    def unusable(self, spec: ServerSpec, connection: Connection, tool: Json) -> Optional[str]:
+        """Why `tool`, offered to the model, could only ever fail; None when it can be called."""
+        return None
 
     def _rebuild(self, found: Dict[str, Connection], offline: Dict[str, str]) -> None:
         entries: Dict[str, ToolEntry] = {}
@@ -244,10 +261,8 @@ class Aggregator(Features):
             if connection is None:
                 continue
             for tool in connection.tools:
-                lost = unusable(tool, connection.info.era, connection.info.capabilities)
-                if lost is None and spec.url is not None:  # over HTTP a tool's header marks must hold
-                    lost = header_problem(tool)
-                if lost is not None:  # offered to the model, it could only ever fail
+                lost = self.unusable(spec, connection, tool)
+                if lost is not None:
                     dropped.append(f"{spec.alias}/{tool['name']}: {lost}")
                     continue
                 name = model_tool_name(spec.alias, tool["name"])
@@ -259,7 +274,7 @@ class Aggregator(Features):
                                    f"taken by {holder.alias}/{holder.original_name}")
                     continue
                 try:
-                    entries[name] = make_entry(spec.alias, tool, name)
+                    entries[name] = make_entry(spec.alias, tool, name, self.entry_kind)
                 except ValueError as exc:  # a schema no model API (or validator) could use
                     dropped.append(f"{spec.alias}/{tool['name']}: {exc}")
         # In the config's order, not the order discovery happened to finish in.
@@ -272,12 +287,10 @@ class Aggregator(Features):
         self._changed.set()
         self._changed = anyio.Event()
 
-    # -- the table -------------------------------------------------------------
-
     def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
         """The tool table in a model API's shape ("anthropic" or "openai")."""
         convert = to_openai_tool if api == "openai" else to_anthropic_tool
-        return [convert(entry) for entry in self.entries.values()] + self.resource_tools(api)
+        return [convert(entry) for entry in self.entries.values()]
 
     def find(self, alias: str, original_name: str) -> Optional[ToolEntry]:
         """The entry for a server's tool, looked up by where it comes from."""
@@ -285,3 +298,58 @@ class Aggregator(Features):
             if entry.alias == alias and entry.original_name == original_name:
                 return entry
         return None
+
+    def route(self, model_name: str, arguments: Any) -> Optional[ToolEntry]:
+        """The entry a call went to (for transcripts); None if it went nowhere."""
+        return self.entries.get(model_name)
+
+    # -- calls -----------------------------------------------------------------
+
+    async def call(self, model_name: str, arguments: Any = None, *,
+                   on_progress: Optional[ProgressHandler] = None) -> Json:
+        """Call a tool by its model-facing name. Never raises: every failure
+        comes back as an `isError` result whose text the model can act on."""
+        try:
+            _, result = await self._call(model_name, {} if arguments is None else arguments, on_progress)
+        except Exception as exc:
+            result = error_result(f"Calling {model_name} failed: {reason(exc)}")
+        return result
+
+    async def _call(self, model_name: str, arguments: Any,
+                    on_progress: Optional[ProgressHandler]) -> Tuple[str, Json]:
+        """The decision about the call ("not sent", or consent's) and its result."""
+        entry = self.entries.get(model_name)
+        if entry is None:
+            return "not sent", not_sent("unknown tool", self._unknown(model_name))
+        connection = self.connections.get(entry.alias)
+        if connection is None:
+            return "not sent", not_sent("server offline",
+                                        f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
+        odd = not_json(arguments)
+        if odd is not None:  # Python would send NaN, which is not JSON: refused here, on every path
+            return "not sent", not_sent("not JSON", (
+                f"The arguments for {model_name} hold a value JSON cannot carry ({shown(odd, 80)}): "
+                "NaN and Infinity are not JSON numbers. Nothing was sent."))
+        problem = argument_errors(entry, arguments)
+        if problem is not None:
+            return "not sent", not_sent("invalid arguments", (
+                f"Invalid arguments for {model_name}: {problem}. "
+                "Nothing was sent to the server; fix the arguments and try again."))
+        decision = await self.consent.decide(entry, arguments) if self.consent else "no policy"
+        if decision == "no":
+            return decision, not_sent("declined", (
+                f"The user declined this call ({entry.alias} / {entry.original_name}). "
+                "Do not retry it; ask the user or continue without it."))
+        return decision, await self.send_call(connection, entry, arguments, on_progress)
+
+    async def send_call(self, connection: Connection, entry: ToolEntry, arguments: Any,
+                        on_progress: Optional[ProgressHandler]) -> Json:
+        """The call on the wire, once every check has let it through."""
+        return await call_tool(connection.client, entry, arguments, on_progress=on_progress)
+
+    def _unknown(self, model_name: str) -> str:
+        for alias, why in self.offline.items():
+            # Only to word the message; routing never parses names.
+            if model_name.startswith(f"mcp__{alias}__"):
+                return f"Server '{alias}' is offline ({why}); {model_name} cannot be called now."
+        return f"Unknown tool {model_name!r}. Use one of the tools in the tool table."

@@ -1,4 +1,4 @@
-"""Consent: which calls run without asking, and a record of every call.
+"""Consent: which calls run without asking.
 
 Annotations are claims an untrusted server makes about its own tools, so they
 shape *when to ask*, never *what is allowed*: read-only tools from servers the
@@ -14,16 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, Optional, Tuple
 
-from .host import safe_files
-from .errors import AuditFailed, ConfigError
-from .redact import redacted
 from .translate import ToolEntry
-from .untrusted import json_text, loggable, shown, utf8
+from .untrusted import json_text, shown, utf8
 
 ONCE, SESSION, NO = "once", "session", "no"
 
@@ -74,38 +69,6 @@ def fingerprint(tool: Dict[str, Any]) -> str:
 
 def what_changed(before: Dict[str, Any], after: Dict[str, Any]) -> Tuple[str, ...]:
     return tuple(key for key in FINGERPRINTED if before.get(key) != after.get(key))
-
-
-@dataclass
-class AuditLog:
-    """Every call, as JSON lines: arguments, decision, outcome, duration, and the
-    fingerprint of the tool definition the decision was about. One object per
-    line whatever the arguments hold (U+2028 and lone surrogates are escaped)."""
-
-    path: Optional[Path]
-
-    def check_writable(self) -> None:
-        """Raise ConfigError now, before any call is sent, if the log cannot be
-        written: a link, a FIFO or a device is refused (safe_files), never followed."""
-        if self.path is None:
-            return
-        try:
-            safe_files.check(self.path)
-            safe_files.append(self.path, b"")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the audit log: {exc}") from None
-
-    def record(self, **fields: Any) -> None:
-        """One line per call; AuditFailed (one line, for the caller to end the run
-        with) when the log cannot take it, a full disk say."""
-        if self.path is None:
-            return
-        entry = loggable({"time": time.time(), **fields})
-        line = redacted(json.dumps(entry, ensure_ascii=True, default=str, allow_nan=False)) + "\n"
-        try:
-            safe_files.append(self.path, line.encode("ascii"))
-        except OSError as exc:
-            raise AuditFailed(f"cannot write the audit log: {exc}") from None
 
 
 @dataclass

@@ -23,7 +23,7 @@ Both functions take anything shaped like the stdio client (`request`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Protocol
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 import anyio
 
@@ -39,7 +39,6 @@ VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"  # opts one request in to `notifications/message`
 CLIENT_INFO: Json = {"name": "mcp-client-lab", "version": "1.0.0"}
 
 MAX_PAGES = 100  # a server that pages forever is a broken server
@@ -55,33 +54,31 @@ _META: Json = {
 
 
 def with_envelope(params: Optional[Json], capabilities: Optional[Json] = None,
-                  log_level: Optional[str] = None) -> Json:
+                  meta: Optional[Json] = None) -> Json:
     """`params` plus the `_meta` keys every 2026-07-28 request must carry;
     `capabilities` are this client's, declared on each request (none by default);
-    `log_level`: the server's log messages at or above it are wanted for this request."""
-    meta = _META if not capabilities else {**_META, CAPABILITIES_KEY: capabilities}
-    if log_level:
-        meta = {**meta, LOG_LEVEL_KEY: log_level}
+    `meta`: more keys for this request's `_meta` (the reference asks for logs so)."""
+    envelope = _META if not capabilities else {**_META, CAPABILITIES_KEY: capabilities}
+    if meta:
+        envelope = {**envelope, **meta}
     if not params:
-        return {"_meta": meta}  # shared, never mutated: it is only serialised
+        return {"_meta": envelope}  # shared, never mutated: it is only serialised
     own = params.get("_meta")
-    return {**params, "_meta": {**own, **meta} if own else meta}
+    return {**params, "_meta": {**own, **envelope} if own else envelope}
 
 
-def complete_result(method: str, result: Any, *, allow_input_required: bool = False,
-                    allow_task: bool = False) -> Json:
-    """Check a result's `resultType`: a missing one means complete.
+COMPLETE = ("complete",)  # the kind of result every caller handles
 
-    `input_required` and `task` are only expected where the caller can handle
-    them (a tool call; a task handle on `tasks/get` is a known slip of the
-    extension's own examples); any other value is unknown, and reported
-    rather than guessed at.
-    """
+
+def complete_result(method: str, result: Any, accept: Tuple[str, ...] = COMPLETE) -> Json:
+    """Check a result's `resultType` (a missing one means complete) against the
+    kinds the caller handles (`accept`). The reference's tool calls also take
+    `input_required` and `task`; any other kind is unknown to the caller, and
+    reported rather than guessed at."""
     if not isinstance(result, dict):
         raise ProtocolViolation(f"{method}: the result is not a JSON object")
     kind = result.get("resultType", "complete")
-    if kind == "complete" or (kind == "input_required" and allow_input_required) or \
-            (kind == "task" and allow_task):
+    if kind in accept:
         return result
     raise ProtocolViolation(f"{method}: unsupported resultType {kind!r}")
 

@@ -3,10 +3,10 @@
 A server may ask the person a question in the middle of a call: a message and
 a `requestedSchema`, a flat object whose properties are simple fields
 (strings, possibly with a format; numbers with bounds; booleans; a choice of
-values). This module turns the schema into fields, checks an answer against
-the schema, and builds the reply: `accept` with content, `decline` or
-`cancel`. Anything it cannot show as a field is declined with a reason, never
-guessed at.
+values). This module turns the schema into fields (E7: `field_from_schema`);
+anything it cannot show as a field is declined with a reason, never guessed
+at. The reference client asks the person, checks the answer against the
+schema and replies `accept`, `decline` or `cancel` (lifecycle/forms.py).
 
 The question comes from the server: its message and every label are shown as
 that server's words (see `untrusted`), and a field that asks for a password,
@@ -19,13 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, List, Optional, Tuple
 
-import anyio
-
 from .jsonrpc import Json
-from .host.patterns import PatternTooSlow
-from .translate import compile_schema, first_problem
 
-ANSWER_TIMEOUT = 600.0  # a question left unanswered this long is cancelled
 FORMATS = ("email", "uri", "date", "date-time")
 # "pin" alone is an everyday word ("pin the version"): a PIN is one in capitals, a
 # field named pin, or a pin code or number.
@@ -161,39 +156,3 @@ def question_from(alias: str, params: Any, task_id: Optional[str] = None) -> Que
     fields = form_fields(schema)
     assert isinstance(schema, dict)  # form_fields proved it
     return Question(alias, message if isinstance(message, str) else "", fields, schema, task_id)
-
-
-def answer_problem(question: Question, content: Any) -> Optional[str]:
-    """Why an accepted answer does not fit the requested schema, or None."""
-    if not isinstance(content, dict):
-        return "the answer is not an object"
-    try:
-        return first_problem(compile_schema(question.schema), content)
-    except PatternTooSlow as exc:
-        return str(exc)
-
-
-async def answer(elicitor: Optional[Elicitor], alias: str, params: Any, task_id: Optional[str] = None) -> Json:
-    """The reply to one elicitation: the person's answer, checked, or a decline
-    that says why (no one to ask, a form that cannot be shown)."""
-    if elicitor is None:
-        return {"action": "decline", "_meta": {NOTE: "nobody can answer questions here"}}
-    try:
-        question = question_from(alias, params, task_id)
-    except Unsupported as exc:
-        return {"action": "decline", "_meta": {NOTE: str(exc)}}
-    try:
-        with anyio.fail_after(ANSWER_TIMEOUT):
-            reply = await elicitor(question)
-    except Exception as exc:  # a form that broke, or nobody answered: the server hears "cancel"
-        return {"action": "cancel", "_meta": {NOTE: f"no answer ({type(exc).__name__})"}}
-    action = reply.get("action") if isinstance(reply, dict) else None
-    if action == "accept":
-        problem = answer_problem(question, reply.get("content"))
-        if problem is not None:  # never send what the schema refuses: the person did not mean that
-            return {"action": "cancel", "_meta": {NOTE: f"the answer did not fit the form: {problem}"}}
-        return {"action": "accept", "content": reply["content"]}
-    return {"action": action if action in ("decline", "cancel") else "cancel"}
-
-
-NOTE = "io.mcp-client-lab/note"  # in a reply's _meta: why the client answered as it did

@@ -7,7 +7,7 @@ the schema, and after a tool result answers with that result's text. When a
 result is an error that says how to fix the call (a date "in YYYY-MM-DD form",
 "today is ..."), it corrects the argument from that text and tries once more,
 as a real model does: the lesson of tool execution errors, made visible.
-In code mode it writes one script instead (mock_code.py).
+In code mode the reference's mock writes one script instead (code_mode/mock_code.py).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import datetime
 import re
 from typing import List, Optional
 
-from .code_mode.run_script import RUN_SCRIPT
-from .code_mode.mock_code import script_for
 from .model import Json, Message, ModelTurn, ToolCall, result_text
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
@@ -50,16 +48,14 @@ class MockModel:
         question = next((m.text for m in messages if m.role == "user"), "")
         if not tools:  # no tools at all: a plain completion (a server's sampling request)
             return ModelTurn(f"(mock) A reply to: {' '.join(question.split())[:120]}")
-        if [t.get("name") for t in tools] == [RUN_SCRIPT]:  # code mode: one script instead of calls
-            script = script_for(question, str(tools[0].get("description", "")))
-            if script is None:
-                return ModelTurn("None of the tool functions fits that question.")
-            return ModelTurn("", [ToolCall(f"call-{len(messages)}", RUN_SCRIPT, {"script": script})])
+        return self.first_call(question, tools, f"call-{len(messages)}")
+
+    def first_call(self, question: str, tools: List[Json], call_id: str) -> ModelTurn:
+        """The move a question starts with: the tool that fits it best, or none."""
         tool = pick_tool(question, tools)
         if tool is None:
             return ModelTurn("None of my tools fits that question.")
-        arguments = fill_arguments(question, tool)
-        return ModelTurn("", [ToolCall(f"call-{len(messages)}", str(tool["name"]), arguments)])
+        return ModelTurn("", [ToolCall(call_id, str(tool["name"]), fill_arguments(question, tool))])
 
 
 _DATE_RULE = re.compile(r"YYYY-MM-DD.*\(got '([^']*)'\).*today is (\d{4}-\d{2}-\d{2})", re.S)

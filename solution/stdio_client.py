@@ -8,11 +8,16 @@ with the same id; `await client.aclose()` closes stdin, waits, then
 terminates and finally kills the server's whole process group.
 
 Replies are matched to requests by id and by nothing else: a slow call and a
-fast call to the same server may come back in either order.
+fast call to the same server may come back in either order. The framing and
+the table of waiting requests are pure, in jsonrpc.py; this is the I/O around
+them.
+
+The reference client builds on this class (solution/host/server_client.py):
+each method a layer changes is one the core calls at exactly one place
+(`spawn`, `capabilities`, `envelope`, `wait_for_reply`, `on_server_request`).
 
 Over 300 lines because the process, the request table and the reader share
-one life cycle (start, reading, going away, close): the framing and the table
-itself are pure, in jsonrpc.py.
+one life cycle (start, reading, going away, close).
 """
 
 from __future__ import annotations
@@ -21,22 +26,17 @@ import collections
 import math
 import os
 import signal
-from typing import Callable, Deque, Dict, List, Optional, TypeGuard
+import subprocess
+from typing import Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple, TypeGuard
 
 import anyio
 from anyio.abc import Process, TaskGroup, TaskStatus
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from .lifecycle.capabilities import client_capabilities
 from .config import ServerSpec
-from .elicitation import Elicitor
+from .discovery import COMPLETE, complete_result, with_envelope
 from .errors import McpError, ProtocolViolation, RequestTimeout, ServerGone  # noqa: F401 (exercise 1)
-from .jsonrpc import Json, PendingRequests, RequestId, encode, parse_line
-from .process import IS_POSIX, child_environment, exited, released, signal_group, spawn
-from .discovery import complete_result, with_envelope
-from .lifecycle.roots import Roots
-from .lifecycle.sampling import Sampler
-from .lifecycle.server_requests import Admission, Handling, answer_server_request, busy_reply
+from .jsonrpc import Json, Pending, PendingRequests, RequestId, encode, parse_line
 from .untrusted import last_words, shown
 
 DEFAULT_TIMEOUT = 30.0
@@ -44,6 +44,15 @@ MAX_LINE_BYTES = 16 * 1024 * 1024  # one message; past this the server is droppe
 STDERR_TAIL_BYTES = 4096
 CLOSE_GRACE = 2.0  # seconds for each step of close: after EOF, after SIGTERM
 GONE_GRACE = 2.0  # seconds to learn how a server ended (exit status, stderr) once its output ends
+ANSWERING = 8  # the server's own requests answered at once; past that they wait unanswered
+METHOD_NOT_FOUND = -32601
+IS_POSIX = os.name == "posix"
+# What a server sees of the user's environment unless its config says more:
+# enough to find programs and a home, nothing that holds a secret (as the
+# official SDKs do). API keys and tokens stay with the client.
+BASE_ENV = (("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR") if IS_POSIX else
+            ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE",
+             "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"))
 
 NotificationHandler = Callable[[Json], None]
 ProgressHandler = Callable[[float, Optional[float], str], None]  # progress, total, message
@@ -60,13 +69,54 @@ def is_number(value: object) -> "TypeGuard[float]":
         return False
 
 
+# -- the process -------------------------------------------------------------
+
+
+def child_environment(own: Mapping[str, str], inherit: "bool | Tuple[str, ...]",
+                      parent: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The environment a server starts with: the short base list, the names the
+    config lets through (all of them with `inherit=True`), then its own `env`."""
+    parent = os.environ if parent is None else parent
+    names = parent.keys() if inherit is True else (*BASE_ENV, *(inherit or ()))
+    found = {name: parent[name] for name in names if name in parent}
+    found.update(own)
+    return found
+
+
+async def spawn(argv: Sequence[str], cwd: Optional[str], env: Mapping[str, str]) -> Process:
+    """Start the server with pipes, in a process group of its own, so that
+    close can end whatever it starts in turn."""
+    return await anyio.open_process(list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=cwd, env=dict(env),
+                                    start_new_session=IS_POSIX)
+
+
+async def exited(process: Process, within: float) -> bool:
+    with anyio.move_on_after(within):
+        await process.wait()
+        return True
+    return False
+
+
+def signal_group(process: Process, sig: int) -> None:
+    try:
+        if IS_POSIX:
+            os.killpg(process.pid, sig)
+        elif sig == signal.SIGTERM:
+            process.terminate()
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError, subprocess.SubprocessError):
+        pass
+
+
 class StdioClient:
     def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT,
                  close_grace: float = CLOSE_GRACE) -> None:
         self.spec = spec
-        self.close_grace = close_grace
         self.alias = spec.alias
         self.request_timeout = request_timeout
+        self.close_grace = close_grace
         self.era = "current"  # or "legacy" once discovery fell back to the handshake
         self.notification_handlers: Dict[str, NotificationHandler] = {
             "notifications/progress": self._on_progress}
@@ -75,7 +125,10 @@ class StdioClient:
         self._listens: List[str] = []
         self.noise: Deque[bytes] = collections.deque(maxlen=5)  # last non-JSON stdout lines
         self._pending = PendingRequests()
+        self._misfits: Dict[RequestId, str] = {}  # request id -> a reply that almost matched it
+        self._answering = 0  # the server's own requests being answered now
         self._process: Optional[Process] = None
+        self._task_group: Optional[TaskGroup] = None
         self._write_lock = anyio.Lock(fast_acquire=True)  # no yield when nobody else writes
         self._stderr_tail = bytearray()
         self._stderr_done = anyio.Event()
@@ -85,21 +138,16 @@ class StdioClient:
         self._gone_event = anyio.Event()
         self._broken = False
         self._closed = False
-        self._task_group: Optional[TaskGroup] = None
-        self._misfits: Dict[RequestId, str] = {}  # request id -> a reply that almost matched it
-        # Who answers the server's questions (forms, sampling, roots); None: nobody,
-        # and then that capability is never declared (capabilities.py).
-        self.elicitor: Optional[Elicitor] = None
-        self.sampler: Optional[Sampler] = None
-        self.roots: Optional[Roots] = None
-        self.log_level: Optional[str] = None  # 2026-07-28: log messages wanted at or above this (server_log.py)
-        self.admission = Admission()  # how many of the server's own requests are in hand
 
     @property
     def capabilities(self) -> Json:
-        """What this client declares, in its era (capabilities.py says when each is)."""
-        return client_capabilities(self.era, forms=self.elicitor is not None, sampling=self.sampler is not None,
-                                   roots=self.roots is not None)
+        """What this client declares it can do for the server: nothing here (it
+        answers no question a server may ask); the reference's layers add theirs."""
+        return {}
+
+    def envelope(self, params: Optional[Json]) -> Json:
+        """A 2026-07-28 request's params, with the `_meta` every request carries."""
+        return with_envelope(params, self.capabilities)
 
     # -- start ---------------------------------------------------------------
 
@@ -110,8 +158,8 @@ class StdioClient:
             raise ServerGone(f"server '{self.alias}': working directory not found: {self.spec.cwd}")
         self._task_group = task_group  # where answers to the server's own requests are sent from
         try:
-            self._process = await spawn(argv, self.spec.cwd,
-                                        child_environment(self.spec.env, self.spec.inherit_env))
+            self._process = await self.spawn(argv, self.spec.cwd,
+                                             child_environment(self.spec.env, self.spec.inherit_env))
         except FileNotFoundError:
             raise ServerGone(f"server '{self.alias}': command not found: {argv[0]!r}") from None
         except PermissionError:
@@ -119,6 +167,9 @@ class StdioClient:
         except OSError as exc:
             raise ServerGone(f"server '{self.alias}': cannot start {argv[0]!r}: {exc}") from None
         await task_group.start(self._run_readers)
+
+    async def spawn(self, argv: Sequence[str], cwd: Optional[str], env: Mapping[str, str]) -> Process:
+        return await spawn(argv, cwd, env)
 
     @property
     def pid(self) -> Optional[int]:
@@ -129,22 +180,21 @@ class StdioClient:
 
     # -- requests --------------------------------------------------------------
 
-    async def request(self, method: str, params: Optional[Json] = None, *,
-                      timeout: Optional[float] = None, allow_input_required: bool = False,
-                      allow_task: bool = False, on_progress: Optional[ProgressHandler] = None,
-                      progress_resets_timeout: bool = False) -> Json:
+    async def request(self, method: str, params: Optional[Json] = None, *, timeout: Optional[float] = None,
+                      on_progress: Optional[ProgressHandler] = None,
+                      accept: Tuple[str, ...] = COMPLETE) -> Json:
         """Send one request and return its result; raise on error or timeout.
 
         With `on_progress`, the request carries a progressToken and the
-        server's progress notifications for it go there; they extend the
-        timeout only when `progress_resets_timeout` says so."""
+        server's progress notifications for it go there. `accept`: the kinds
+        of result (`resultType`) the caller handles; any other is refused."""
         if self._gone is not None:
             raise ServerGone(self._gone)
         limit = self.request_timeout if timeout is None else timeout
         request_id, slot = self._pending.open(method)
         message: Json = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if self.era == "current":
-            message["params"] = with_envelope(params, self.capabilities, self.log_level)
+            message["params"] = self.envelope(params)
         elif params or on_progress:
             message["params"] = dict(params or {})  # the handshake era has no per-request envelope
         if on_progress is not None:
@@ -154,10 +204,7 @@ class StdioClient:
             await self._send(message)
             if not self._reading:  # sent, but nothing reads replies any more (a cancelled run)
                 raise ServerGone(f"server '{self.alias}': the client stopped reading its replies")
-            with anyio.move_on_after(limit):
-                await slot.done.wait()
-            if progress_resets_timeout:
-                await self._wait_while_progressing(request_id, slot.done, limit)
+            await self.wait_for_reply(request_id, slot, limit)
             if not slot.done.is_set():
                 await self._cancel(request_id, f"timed out after {limit:g} s")
                 raise RequestTimeout(method, limit, self._misfits.pop(request_id, ""))
@@ -171,18 +218,12 @@ class StdioClient:
                 self._progress_at.pop(request_id, None)
         if slot.error is not None:
             raise slot.error
-        return complete_result(method, slot.result, allow_input_required=allow_input_required,
-                               allow_task=allow_task)
+        return complete_result(method, slot.result, accept)
 
-    async def _wait_while_progressing(self, request_id: RequestId, done: anyio.Event, limit: float) -> None:
-        """Past the timeout, keep waiting as long as progress keeps coming: each
-        notification starts the clock again (only when the config asks for it)."""
-        while not done.is_set():
-            last = self._progress_at.get(request_id)
-            if last is None or last + limit <= anyio.current_time():
-                return
-            with anyio.move_on_after(last + limit - anyio.current_time()):
-                await done.wait()
+    async def wait_for_reply(self, request_id: RequestId, slot: Pending, limit: float) -> None:
+        """Wait for the reply to `request_id`, for `limit` seconds at most."""
+        with anyio.move_on_after(limit):
+            await slot.done.wait()
 
     def _next_listen_id(self) -> str:
         return f"listen-{len(self._listens) + 1}"
@@ -193,7 +234,7 @@ class StdioClient:
         stream_id = self._next_listen_id()
         self._listens.append(stream_id)
         await self._send({"jsonrpc": "2.0", "id": stream_id, "method": "subscriptions/listen",
-                          "params": with_envelope({"notifications": notifications}, self.capabilities)})
+                          "params": self.envelope({"notifications": notifications})})
         return stream_id
 
     async def unlisten(self, stream_id: str) -> None:
@@ -248,6 +289,32 @@ class StdioClient:
                 await self._gone_event.wait()
             raise ServerGone(self._gone or f"server '{self.alias}' stopped reading its input") from None
 
+    # -- the server's own requests --------------------------------------------
+
+    def on_server_request(self, message: Json) -> None:
+        """A request the server sent (it may be waiting on the answer, so every one
+        gets one): `ping` is answered, anything else refused as a method this
+        client does not offer. A few at a time: a server that sends thousands
+        does not get thousands of tasks."""
+        if self._task_group is None or self._answering >= ANSWERING:
+            return
+        self._answering += 1
+        self._task_group.start_soon(self._reply_to_server, message)
+
+    async def _reply_to_server(self, message: Json) -> None:
+        reply: Json = {"jsonrpc": "2.0", "id": message.get("id")}
+        if message.get("method") == "ping":
+            reply["result"] = {}
+        else:
+            reply["error"] = {"code": METHOD_NOT_FOUND, "message": "Method not found: this client does not "
+                                                                   f"offer {shown(message.get('method'), 80)}"}
+        try:
+            await self._send(reply)
+        except ServerGone:
+            pass  # it left before hearing back
+        finally:
+            self._answering -= 1
+
     # -- reading ---------------------------------------------------------------
 
     def on_line(self, line: bytes) -> None:
@@ -257,11 +324,8 @@ class StdioClient:
             self.noise.append(line[:200])  # not JSON-RPC: keep a sample, read on
             return
         if "method" in message:
-            if "id" in message:  # a request from the server: an answer, or in a flood a refusal
-                if self._task_group is not None:
-                    handling = self.admission.admit()
-                    if handling is not None:  # busy or not is judged now, as it arrives
-                        self._task_group.start_soon(self._answer_server, message, len(self._pending) > 0, handling)
+            if "id" in message:  # a request from the server
+                self.on_server_request(message)
                 return
             handler = self.notification_handlers.get(str(message["method"]))
             params = message.get("params", {})
@@ -295,8 +359,7 @@ class StdioClient:
                     await self._read_stdout()
         finally:
             # However reading ended (the run cancelled, Ctrl-C), no request may wait
-            # for a reply nobody will read: a shielded last word (tasks/cancel) is
-            # sent, and its sender told at once instead of at its timeout.
+            # for a reply nobody will read: its sender is told at once, not at its timeout.
             self._reading = False
             self._pending.fail_all(ServerGone(f"server '{self.alias}': the client stopped reading its replies"))
 
@@ -319,20 +382,6 @@ class StdioClient:
             reason = f"sent a line longer than {MAX_LINE_BYTES} bytes"
             self._broken = True  # its stream is unreadable from here on: no polite close
         await self._went_away(reason)
-
-    async def _answer_server(self, message: Json, busy: bool, handling: Handling) -> None:
-        """Reply to a request the server sent (`server_requests` decides how)."""
-        try:
-            if handling == "answer":
-                reply = await answer_server_request(self.alias, self.elicitor, message, busy,
-                                                    sampler=self.sampler, roots=self.roots)
-            else:
-                reply = busy_reply(message)
-            await self._send(reply)
-        except ServerGone:
-            pass  # it left before hearing back
-        finally:
-            self.admission.done(handling)
 
     async def _drain_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -390,7 +439,10 @@ class StdioClient:
                 self._reader_scope.cancel()
             if IS_POSIX:  # children left in the group outlive nothing
                 signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
-            released(process)
+            self.released(process)
             self._pending.fail_all(ServerGone(f"server '{self.alias}' was closed"))
             with anyio.move_on_after(self.close_grace):
                 await process.aclose()  # the pipes' transports, released on this loop
+
+    def released(self, process: Process) -> None:
+        """The server's group has been ended by close (the reference's watchdog forgets it here)."""

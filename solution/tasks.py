@@ -1,5 +1,7 @@
-"""Tasks, the protocol half: reading a task's state in either era, and deciding
-what it means. No I/O; `task_runner` is the loop around it.
+"""Tasks: a task's state in either era, and when the wait for it ends (E6).
+
+No I/O: the reference client's loop around it is task_calls/task_runner.py,
+which polls a task and hands each state it reads to `settled`.
 
 A server may answer a long `tools/call` with a task handle instead of a
 result. The two eras spell it differently and are not compatible:
@@ -19,15 +21,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
-from .errors import McpError, ProtocolViolation  # noqa: F401 (extension E6)
-from .errors import error_result
+from .errors import McpError, ProtocolViolation, error_result  # noqa: F401 (extension E6)
 from .jsonrpc import Json
 from .untrusted import shown
 
-EXTENSION = "io.modelcontextprotocol/tasks"
-# -32021 since the extension's fix of 2026-08-19; -32003 in earlier drafts (still in the wild).
-MISSING_CAPABILITY = (-32021, -32003)
-UNKNOWN_TASK = -32602
 STATUSES = ("working", "input_required", "completed", "failed", "cancelled")
 DEFAULT_POLL = 1.0  # seconds, when a server suggests nothing (what both SDKs use)
 MIN_POLL, MAX_POLL = 0.05, 30.0  # a server's suggestion is kept inside these
@@ -83,23 +80,6 @@ def read_state(body: Any, era: str) -> TaskState:
 ID_CHARS, REASON_CHARS = 40, 300
 
 
-def same_task(state: TaskState, task_id: str) -> TaskState:
-    """A tasks/get answer must be about the task asked about: an answer about
-    another is a protocol violation, never followed."""
-    if state.task_id != task_id:
-        raise ProtocolViolation(f"asked about task {shown(task_id, ID_CHARS)}, the server answered about "
-                                f"another task ({shown(state.task_id, ID_CHARS)})")
-    return state
-
-
-def handle_of(result: Json, era: str) -> Optional[TaskState]:
-    """The task a `tools/call` result stands for, or None for an ordinary result."""
-    if era == "legacy":
-        nested = result.get("task")
-        return read_state(nested, era) if isinstance(nested, dict) and "content" not in result else None
-    return read_state(result, era) if result.get("resultType") == "task" else None
-
-
 def settled(state: TaskState) -> Optional[Json]:
     """The tool result a task has come to, or None while it is still running.
 
@@ -123,39 +103,3 @@ def settled(state: TaskState) -> Optional[Json]:
         return error_result(f"The task was cancelled on the server ({shown(said, REASON_CHARS)}).")
     return None
     # <<< extension E6
-
-
-def missing_capability(error: McpError) -> bool:
-    return error.code in MISSING_CAPABILITY
-
-
-def task_support(tool: Json) -> str:
-    """A tool's `execution.taskSupport` in the handshake era (absent: forbidden)."""
-    execution = tool.get("execution")
-    support = execution.get("taskSupport") if isinstance(execution, dict) else None
-    return support if support in ("optional", "required") else "forbidden"
-
-
-def server_runs_tool_tasks(capabilities: Json) -> bool:
-    """Whether a handshake-era server declared `tasks.requests.tools.call`."""
-    tasks = capabilities.get("tasks")
-    requests = tasks.get("requests") if isinstance(tasks, dict) else None
-    tools = requests.get("tools") if isinstance(requests, dict) else None
-    return isinstance(tools, dict) and isinstance(tools.get("call"), dict)
-
-
-def unusable(tool: Json, era: str, capabilities: Json) -> Optional[str]:
-    """Why a tool cannot be called in this era, or None. Only a `required` tool
-    of a handshake-era server that does not run tool calls as tasks is lost."""
-    if era == "legacy" and task_support(tool) == "required" and not server_runs_tool_tasks(capabilities):
-        return "it must run as a task, but the server does not declare tasks for tools/call"
-    return None
-
-
-def ask_for_task(tool: Json, era: str, capabilities: Json, prefer: bool) -> bool:
-    """Whether a handshake-era call adds `params.task`: always for a `required`
-    tool, for an `optional` one when the config or call prefers it, never else."""
-    if era != "legacy" or not server_runs_tool_tasks(capabilities):
-        return False
-    support = task_support(tool)
-    return support == "required" or (support == "optional" and prefer)

@@ -2,7 +2,7 @@ import os
 import sys
 
 try:
-    from .commands.cli import main
+    from .cli import main
 except ModuleNotFoundError as missing:  # a fresh terminal, without the lab's virtual environment
     if (missing.name or "").split(".")[0] in ("checks", "solution", "starter", "servers"):
         raise

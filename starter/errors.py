@@ -62,10 +62,6 @@ class ConfigError(ClientError):
     """The servers config cannot be used; the message names the problem."""
 
 
-class AuditFailed(ClientError):
-    """The audit log could not be written: the run stops, saying whether the call went out."""
-
-
 class ModelApiError(ClientError):
     """A model API call failed; the message is one line saying why and what to check."""
 

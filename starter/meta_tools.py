@@ -6,8 +6,9 @@ returns names and one-line descriptions, grouped by server), `inspect_tool`
 (the full definition of one tool, schema included) and `call_tool` (a call by
 name). The tool array then never changes during a conversation, which keeps a
 provider's prompt cache valid, and definitions enter the context only for the
-tools the model is about to use. Servers marked on-demand in the config join the catalogue
-when a search mentions what they are for, and leave when the run is over.
+tools the model is about to use. (In the reference client, servers marked
+on-demand join the catalogue when a search mentions what they are for:
+host/on_demand.py.)
 
 A `Front` is the aggregator behind tools of another shape (these meta-tools,
 code mode's `run_script`): the agent loop sees it exactly as it sees the
@@ -106,10 +107,6 @@ class Front:
 class MetaTools(Front):
     """The aggregator behind three tools. Same interface as the aggregator for the agent loop."""
 
-    def __init__(self, tools: Aggregator) -> None:
-        super().__init__(tools)
-        self.attached: List[str] = []  # on-demand servers this run brought in
-
     def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
         shapes = [(SEARCH, "Find tools for a task. Returns tool names with a one-line description, "
                            "grouped by server.", SEARCH_SCHEMA),
@@ -122,12 +119,6 @@ class MetaTools(Front):
         return [{"name": n, "description": d, "input_schema": p} for n, d, p in shapes]
 
     async def search(self, query: str, limit: int = 5) -> Json:
-        wanted = words(query)
-        for spec in self.tools.config.servers:  # bring in on-demand servers the query is about
-            if spec.on_demand and spec.alias not in self.tools.connections \
-                    and wanted & (words(spec.description) | {spec.alias.lower()}):
-                if await self.tools.attach(spec.alias):
-                    self.attached.append(spec.alias)
         found = rank(query, list(self.tools.entries.values()), limit)
         listing = [{"name": e.model_name, "server": e.alias,
                     "summary": one_line(str(e.tool.get("description") or e.title))} for e in found]
@@ -167,9 +158,3 @@ class MetaTools(Front):
         if name == CALL and isinstance(arguments, dict):
             return self.tools.route(str(arguments.get("name", "")), arguments.get("arguments"))
         return super().route(name, arguments)  # search_tools and inspect_tool reach no server
-
-    async def release(self) -> None:
-        """Disconnect the on-demand servers this run brought in."""
-        for alias in self.attached:
-            await self.tools.detach(alias)
-        self.attached = []

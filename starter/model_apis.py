@@ -36,8 +36,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import anyio
 
 from .errors import ModelApiError
-from .lifecycle.contents import MAX_BLOB_BYTES, blob_size
 from .mock_model import MockModel
+from .model import MAX_BLOB_BYTES, blob_size
 from .model import Json, Message, Model, ModelTurn, ToolCall, block_text
 
 

@@ -2,7 +2,7 @@
 
 A tool result may carry a `resource_link` (a URI the server offers to be
 read) or an embedded `resource` (the contents themselves, shown as text,
-contents.py). For a link there were three designs: read every link at once
+model.py). For a link there were three designs: read every link at once
 (a server could make the client fetch anything, however large, before the
 model even wants it), show the link and leave it (the model could never use
 it), or offer the model a tool that reads one on request. This client does
@@ -19,42 +19,20 @@ that server A put in a result is never read from server B (A could otherwise
 point the model at B's files); a URI two servers offered needs the `server`
 argument. Anything else is refused without a request.
 
-Pure: the offers (`Offers`), the tool's shape, its entry for consent and the
-audit log (`read_entry`), and the result (`read_result`). features.py does the I/O.
+Here, pure: which URIs were offered, by whom, and which server a URI the model
+asks for is read from (`Offers`, E10). The tool itself (its shape, its entry
+for consent and the audit log, its result) is lifecycle/read_resource.py, and
+the reads lifecycle/features.py.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from .lifecycle.contents import contents_text
-from .jsonrpc import Json
-from .translate import ToolEntry, make_entry
 from .untrusted import shown
 
-READ_RESOURCE = "read_resource"
+READ_RESOURCE = "read_resource"  # the model's tool that reads a link (lifecycle/read_resource.py)
 MAX_URI = 2048  # characters; a longer "URI" is not offered
-DESCRIPTION = ("Read a resource an MCP server offered: a resource link in one of its tool results, or a "
-               "resource it lists. Give the uri exactly as offered; add server (the name in the link's tool, "
-               "or the one the error names) only when asked to.")
-SCHEMA: Json = {"type": "object", "additionalProperties": False, "required": ["uri"], "properties": {
-    "uri": {"type": "string", "description": "the resource's URI, exactly as the link or the listing gave it"},
-    "server": {"type": "string", "description": "the server that offered it, when two did"}}}
-
-
-def read_tool(api: str) -> Json:
-    """The tool in a model API's shape."""
-    if api == "openai":
-        return {"type": "function", "function": {"name": READ_RESOURCE, "description": DESCRIPTION,
-                                                 "parameters": SCHEMA}}
-    return {"name": READ_RESOURCE, "description": DESCRIPTION, "input_schema": SCHEMA}
-
-
-def links_in(result: Any) -> List[str]:
-    """The URIs of the resource links in a tool result."""
-    blocks = result.get("content") if isinstance(result, dict) else None
-    return [b["uri"] for b in blocks or [] if isinstance(b, dict) and b.get("type") == "resource_link"
-            and isinstance(b.get("uri"), str) and 0 < len(b["uri"]) <= MAX_URI]
 
 
 NO_URI = "read_resource needs a uri (a string)."
@@ -107,19 +85,3 @@ class Offers:
     def __len__(self) -> int:
         """How many URIs were offered in this run."""
         return len(self._by_uri)
-
-
-def read_entry(alias: str) -> ToolEntry:
-    """`resources/read` on `alias`, as consent and the audit log see a tool: read-only by
-    the protocol (a read changes nothing), so consent treats it as a read-only tool."""
-    return make_entry(alias, {"name": "resources/read", "title": "read a resource",
-                              "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}}, READ_RESOURCE)
-
-
-def read_result(alias: str, uri: str, contents: List[Json]) -> Json:
-    """The read as a tool result: each content as bounded text, under its URI."""
-    blocks = [{"type": "text", "text": f"[resource {str(c.get('uri', uri))[:MAX_URI]} from server '{alias}'"
-                                       f"{', ' + str(c['mimeType'])[:100] if c.get('mimeType') else ''}]\n"
-                                       f"{contents_text(c)}"} for c in contents]
-    return {"content": blocks or [{"type": "text", "text": f"[resource {uri[:MAX_URI]} is empty]"}],
-            "isError": False}

@@ -10,12 +10,11 @@ claims by the server, not facts), the output schema to check results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Type
 
 from .jsonrpc import Json
-from .host.patterns import Budget, PatternTooSlow, bounded
 
-if TYPE_CHECKING:  # jsonschema itself is imported at the first check (see patterns.py)
+if TYPE_CHECKING:  # jsonschema itself is imported at the first check: most tools are never called
     from jsonschema.protocols import Validator
 
 # Defaults when a server says nothing: assume the worst (MCP's own defaults).
@@ -40,15 +39,24 @@ class ToolEntry:
     def validator(self) -> Validator:
         found = self._validators.get("input")
         if found is None:
-            found = self._validators["input"] = compile_schema(self.input_schema)
+            found = self._validators["input"] = self.compile(self.input_schema)
         return found
 
     @property
     def output_validator(self) -> Optional[Validator]:
         if "output" not in self._validators:
             schema = self.output_schema
-            self._validators["output"] = compile_schema(schema) if schema is not None else None
+            self._validators["output"] = self.compile(schema) if schema is not None else None
         return self._validators["output"]
+
+    def compile(self, schema: Json) -> Validator:
+        """A validator for one of this tool's schemas. (The reference bounds what a
+        check may cost, since a schema is the server's: host/patterns.py.)"""
+        return compile_schema(schema)
+
+    def problem(self, validator: Validator, instance: Any) -> Optional[str]:
+        """The first way `instance` breaks `validator`'s schema, or None."""
+        return first_problem(validator, instance)
 
     @property
     def title(self) -> str:
@@ -84,7 +92,7 @@ def compile_schema(schema: Json) -> Validator:
     (2020-12 when it names none). Cheap: the schema itself is checked later."""
     from jsonschema import Draft202012Validator
     from jsonschema.validators import validator_for
-    validator: Validator = bounded(validator_for(schema, default=Draft202012Validator))(schema)
+    validator: Validator = validator_for(schema, default=Draft202012Validator)(schema)
     return validator
 
 
@@ -105,14 +113,14 @@ def shape_problem(schema: Any) -> Optional[str]:
     return None
 
 
-def make_entry(alias: str, tool: Json, model_name: str) -> ToolEntry:
-    """Build a registry entry. Raises ValueError when the input schema cannot be
-    used at all."""
+def make_entry(alias: str, tool: Json, model_name: str, kind: Type[ToolEntry] = ToolEntry) -> ToolEntry:
+    """Build a registry entry (of `kind`: the reference's bounds its checks). Raises
+    ValueError when the input schema cannot be used at all."""
     schema = tool.get("inputSchema")
     problem = shape_problem(schema)
     if problem is not None:
         raise ValueError(problem)
-    return ToolEntry(alias, str(tool["name"]), model_name, tool)
+    return kind(alias, str(tool["name"]), model_name, tool)
 
 
 def schema_problem(entry: ToolEntry) -> Optional[str]:
@@ -145,13 +153,8 @@ def to_openai_tool(entry: ToolEntry) -> Dict[str, Any]:
 
 
 def first_problem(validator: Validator, instance: Any) -> Optional[str]:
-    """The first way `instance` breaks the schema, saying where; None if it fits.
-    A server pattern that cannot be checked in time is a problem too."""
-    try:
-        with Budget():
-            error = next(iter(validator.iter_errors(instance)), None)
-    except PatternTooSlow as exc:  # a slow pattern, or too many steps (TooComplex)
-        return f"it could not be checked: {exc}"
+    """The first way `instance` breaks the schema, saying where; None if it fits."""
+    error = next(iter(validator.iter_errors(instance)), None)
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path)
@@ -165,4 +168,4 @@ def argument_errors(entry: ToolEntry, arguments: Any) -> Optional[str]:
     broken = schema_problem(entry)
     if broken is not None:
         return f"they cannot be checked: {broken}"
-    return first_problem(entry.validator, arguments)
+    return entry.problem(entry.validator, arguments)

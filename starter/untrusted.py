@@ -14,17 +14,58 @@ encoder, or pass for the client's own words:
   that the text itself cannot close, to be put after a label that says whose
   words these are.
 
-All three hide the config's secrets (`redact.py`): whatever is shown, logged
-or quoted passes through one of them.
+All of them hide the client's secrets: whatever is shown, logged or quoted
+passes through `redacted`. A secret (a remote server's header, a token) is
+kept with `keep_secret` as soon as the client knows it, and from then on it is
+replaced by HIDDEN wherever it turns up: a server that echoes it in an error or
+a result, a library that quotes a header. Process-wide by design: a secret is
+a fact about the run, not about one call.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Optional, Set
 
-from .redact import redacted
+
+HIDDEN = "[hidden]"
+# A value this short ("eu", "json", "1") is too likely an ordinary word to be hidden wherever it appears.
+MIN_SECRET = 8
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]* +")  # "Bearer ", "Basic ", "Token ": the secret follows
+
+_secrets: Set[str] = set()
+_pattern: Optional["re.Pattern[str]"] = None
+
+
+def keep_secret(value: str) -> None:
+    """Hide `value` from now on; for `Bearer X`, X on its own too."""
+    global _pattern
+    added = False
+    for piece in (value, SCHEME.sub("", value)):
+        for form in (piece, json.dumps(piece)[1:-1]):  # as written, and as JSON writes it
+            if len(form) >= MIN_SECRET and form not in _secrets:
+                _secrets.add(form)
+                added = True
+    if added:  # longest first: a value is hidden whole, not around a shorter secret inside it
+        _pattern = re.compile("|".join(re.escape(s) for s in sorted(_secrets, key=len, reverse=True)))
+
+
+def redacted(text: str) -> str:
+    """`text` with every secret kept so far replaced by HIDDEN."""
+    return text if _pattern is None else _pattern.sub(HIDDEN, text)
+
+
+def redacted_json(value: Any) -> Any:
+    """A JSON value with every string in it (keys too) redacted."""
+    if isinstance(value, str):
+        return redacted(value)
+    if isinstance(value, dict):
+        return {redacted(str(k)): redacted_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted_json(v) for v in value]
+    return value
+
 
 # C0 controls but tab, DEL, C1 controls, bidirectional marks and overrides, the
 # line and paragraph separators, and lone surrogates.

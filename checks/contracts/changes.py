@@ -105,7 +105,7 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
     server, steady = ChangingServer(versions[0]), ChangingServer(["steady"])
     alias = case.get("alias", "srv")
     scripted = {alias: server, "other": steady}
-    Connection = package.module("host.connector").Connection
+    Connection = package.aggregator.Connection
     ServerInfo = package.discovery.ServerInfo
     config = package.config.config_of([package.config.ServerSpec(alias, "python") for alias in scripted],
                                       "<contract>")

@@ -161,7 +161,7 @@ class Scripted:
                 return written
 
         terminal.out = Out2()
-        self.budget = package.module("lifecycle.sampling").Budget(budget)
+        self.budget = package.module("sampler").Budget(budget)
         self.max_tokens = 100_000  # the model's own limit, which capped() lowers on a copy
         self.shown_reply: Any = None  # the text that showed the person the model's reply
         self.model_got: List[Any] = []  # (system, messages) the model was given: a list, shared with
@@ -187,7 +187,7 @@ FENCE = re.compile(r"<<([^<>/]*)>>")  # conversation()'s opening marker
 def fenced(package: Target, case: Dict[str, Any], got: Any) -> str:
     """What the model was given, in words: the server's words inside conversation()'s
     fence, or not; the fence's marker, for comparing with another request's."""
-    sampling = package.module("lifecycle.sampling")
+    sampling = package.module("sampler")
     system, messages = got
     marker = FENCE.search(system) if isinstance(system, str) else None
     ask = sampling.sampling_ask(case.get("alias", "tickets"), case["params"], case.get("cap", 1024))
@@ -199,7 +199,7 @@ def fenced(package: Target, case: Dict[str, Any], got: Any) -> str:
 async def sampled(package: Target, case: Dict[str, Any]) -> Told:
     world = Scripted(package, case["answers"], case["reply"], case.get("budget", 3))
     sampler = package.module("sampler").TerminalSampler(world, world.terminal, world.budget, cap=case.get("cap", 1024))
-    declined = package.module("lifecycle.sampling").Declined
+    declined = package.module("sampler").Declined
     sent: Any = None
     try:
         result = await sampler(case.get("alias", "tickets"), case["params"])
@@ -224,7 +224,7 @@ async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripte
     request, the same in every way, to the same sampler, must get another (a fixed
     one a server could learn and close), and be asked about twice again."""
     said = []
-    sampling = package.module("lifecycle.sampling")
+    sampling = package.module("sampler")
     content = result.get("content") if isinstance(result, dict) else None
     text = content.get("text") if isinstance(content, dict) else None
     if isinstance(text, str) and world.shown_reply is not None:

@@ -52,17 +52,18 @@ async def scripted(package: Target, case: Dict[str, Any]) -> Any:
     server that answers or raises does so at once; a late one after LATE
     seconds on the loop's clock; one that hangs, never."""
     servers = case["servers"]
-    ServerSpec = package.config.ServerSpec
+    ServerSpec = package.module("host.config").HostServerSpec  # onDemand is the reference's
     config = package.config.config_of([ServerSpec(s["alias"], "python", timeout=s.get("timeout"),
                                                   on_demand=bool(s.get("on demand")))
                                        for s in servers], "<contract>")
     behaviour = {s["alias"]: s["does"] for s in servers}
-    Connection = package.module("host.connector").Connection
+    Connection = package.aggregator.Connection
     ServerInfo = package.discovery.ServerInfo
 
     connects: Dict[str, int] = {}
 
-    class Scripted(package.aggregator.Aggregator):  # type: ignore[misc, name-defined]
+    # The reference's aggregator, on the learner's refresh: it starts only the eager servers.
+    class Scripted(package.module("host.aggregator").Aggregator):  # type: ignore[misc]
         async def connect(self, spec: Any) -> Any:
             connects[spec.alias] = connects.get(spec.alias, 0) + 1
             does = behaviour[spec.alias]

@@ -28,8 +28,8 @@ from checks.dev.code_tokens import demo_tokens
 from checks.dev.cost import (APIS, LIST_CHANGE, LONG_RESULTS, SIX_TURNS, CostRun, Scenario, both_modes,
                              read_after_change)
 from checks.target import ROOT
-from solution.aggregator import Aggregator
-from solution.host.connector import Connection
+from solution.host.aggregator import Aggregator
+from solution.aggregator import Connection
 from solution.config import ServerSpec, config_of
 from solution.discovery import ServerInfo
 from solution.stdio_client import StdioClient

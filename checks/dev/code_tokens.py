@@ -19,12 +19,12 @@ from typing import Any, Dict, List, Tuple
 
 from checks.target import ROOT
 from solution.agent import ToolProvider, run_agent
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.model_apis import anthropic_messages as to_messages
 from solution.code_mode.run_script import CodeMode, ScriptCall
 from solution.config import ServerSpec, config_of
 from solution.consent import ONCE, Consent, always
-from solution.mock_model import MockModel
+from solution.code_mode.mock_code import CodeModeMock
 from solution.model import Json, Message, ModelTurn, ToolCall
 from solution.naming import model_tool_name
 
@@ -84,7 +84,7 @@ async def answered(provider_of: Any, model: Any) -> Tuple[Any, Any]:
 
 async def demo_tokens() -> Dict[str, Any]:
     """Tokens sent to the model for the demo question, code mode against direct calls."""
-    scripted = Metered(MockModel())
+    scripted = Metered(CodeModeMock())
     run, code = await answered(CodeMode, scripted)
     calls: List[ScriptCall] = [c for script in code.runs for c in script.calls]
     batches = [[(model_tool_name(alias, tool), c.arguments) for c in group]

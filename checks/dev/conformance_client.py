@@ -30,8 +30,10 @@ from typing import Any, Dict
 
 import anyio
 
-from solution.aggregator import Aggregator
-from solution.config import OAuthConfig, ServerSpec, config_of
+from solution.host.aggregator import Aggregator
+from solution.config import config_of
+from solution.host.config import HostServerSpec
+from solution.remote.config import OAuthConfig
 from solution.remote.oauth import OAuthSettings
 from solution.commands.prompts import terminal_form
 from solution.remote.sign_in import follow
@@ -61,11 +63,11 @@ def say(line: str) -> None:
 async def run(url: str, scenario: str) -> int:
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     with tempfile.TemporaryDirectory() as keys:
-        spec = ServerSpec("server", "", url=url, timeout=20.0, oauth=oauth_entry(context, Path(keys)))
+        spec = HostServerSpec("server", "", url=url, timeout=20.0, oauth=oauth_entry(context, Path(keys)))
         return await connect_and_call(spec, scenario)
 
 
-async def connect_and_call(spec: ServerSpec, scenario: str) -> int:
+async def connect_and_call(spec: HostServerSpec, scenario: str) -> int:
     async with Aggregator(config_of([spec])) as tools:
         tools.elicitor = terminal_form(Terminal(read=lambda prompt: "", out=io.StringIO()))
         tools.connector.oauth = OAuthSettings(TokenStore(None), sign_in=follow, say=say)

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from checks.dev.billing import AnthropicCache, OpenAICache, TooManyBreakpoints, text_of, tokens
 from checks.target import ROOT
 from solution.agent import AgentRun, ToolProvider, run_agent
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.model_apis import AnthropicModel
 from solution.commands.bill import Bill, bill_of
 from solution.config import ServerSpec, config_of

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from checks.target import ROOT
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 
 SERVERS = ROOT / "servers"

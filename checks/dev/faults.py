@@ -33,7 +33,7 @@ from checks.fixtures import process_exists, still_running
 from checks.reaper import sleeping
 from checks.dev.hostile import HOSTILE_SCENARIOS
 from checks.target import ROOT
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, parse_config
 from solution.errors import ConfigError
 from solution.stdio_client import MAX_LINE_BYTES, STDERR_TAIL_BYTES
@@ -208,7 +208,7 @@ async def odd_tools(lab: FaultLab) -> str:
 
 KILLED_CLIENT = """
 import sys, anyio
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 split = sys.argv.index("--")
 specs = [ServerSpec("notes", sys.executable, tuple(sys.argv[1:split]), {}, None),

@@ -20,9 +20,9 @@ import anyio
 
 from checks.dev.fault_lab import GENEROUS, FaultLab, Scenario, beside_notes, text
 from solution.agent import system_prompt
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.host.patterns import MATCH_SECONDS, MAX_STEPS
-from solution.process import BASE_ENV
+from solution.stdio_client import BASE_ENV
 from solution.untrusted import json_text, shown
 
 SECRET = "MCP_LAB_TEST_SECRET_TOKEN"  # planted in the client's environment; no server may see it

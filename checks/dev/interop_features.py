@@ -61,7 +61,7 @@ def cases(config: Path) -> List[Tuple[str, Callable[[], bool]]]:
 
 async def in_process(config: Path) -> bool:
     """Through the library: logs at debug level arrive on the log, and a link is read for the model."""
-    from solution.aggregator import Aggregator
+    from solution.host.aggregator import Aggregator
     from solution.config import load_config
     from solution.lifecycle.server_log import ServerLog
 

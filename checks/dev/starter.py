@@ -26,6 +26,12 @@ from typing import Dict, List, Mapping, Optional
 
 from checks.dev.starter_stubs import STUBS
 from checks.exercises import EXTENSION, REGION
+
+# A part of the reference the learner's client does without (the full command
+# line behind `python -m solution`): `# >>> reference: why` ... `# <<< reference`,
+# replaced, markers and all, by the starter's lines from STUBS["reference <file>"].
+# Not a region: nobody is judged on it.
+REFERENCE = re.compile(r"^[ \t]*# >>> reference\b[^\n]*\n(.*?)^[ \t]*# <<< reference\b[^\n]*$", re.S | re.M)
 from checks.target import ROOT
 
 
@@ -45,7 +51,7 @@ def stubbed(text: str, where: str, stubs: Mapping[str, str] = STUBS) -> "tuple[s
     found: List[str] = []
 
     def swap(match: "re.Match[str]") -> str:
-        name = match.group(1)
+        name = match.group(1) if match.re is not REFERENCE else f"reference {where.split('/', 1)[1]}"
         if name not in stubs:
             raise BuildError(f"{where}: region {name} has no stub in checks/dev/starter_stubs.py")
         found.append(name)
@@ -53,10 +59,12 @@ def stubbed(text: str, where: str, stubs: Mapping[str, str] = STUBS) -> "tuple[s
         indent = marker[:len(marker) - len(marker.lstrip(" \t"))]
         body = "".join(indent + line if line.strip() else line
                        for line in stubs[name].splitlines(keepends=True))
-        start, end = match.span(2)
+        if match.re is REFERENCE:  # the learner's client simply has these lines: no markers
+            return body.rstrip("\n")
+        start, end = match.span(match.re.groups)
         return marker[:start - match.start()] + body + marker[end - match.start():]
 
-    for pattern in (REGION, EXTENSION):
+    for pattern in (REGION, EXTENSION, REFERENCE):
         text = pattern.sub(swap, text)
     return text, found
 

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from typing import Dict
 
-# Region ("1".."4" for the exercises, "E1".."E11" for the extensions) -> its stub,
-# written as at the left margin.
+# Region ("1".."4" for the exercises, "E1".."E11" for the extensions; "reference
+# FILE" for a part of the reference the learner's client does without) -> its
+# stub, written as at the left margin.
 STUBS: Dict[str, str] = {
+    # __main__.py: the learner's client has the day's command line (cli.py)
+    "reference __main__.py": """\
+from .cli import main
+""",
     # stdio_client.py
     "1": """\
 # TODO exercise 1: only results are handled here. A reply that carries

@@ -146,7 +146,7 @@ async def code_mode(target: Target, lab: Lab) -> str:
     async def scripts_on_notes() -> None:
         try:
             # 3. Many results in, one printed line out.
-            async with await aggregator_for(target, lab, [lab.server("notes")]) as tools:
+            async with await aggregator_for(target, lab, [lab.server("notes")], reference=True) as tools:
                 await refreshed(target, tools)
                 code = module.CodeMode(tools)
                 on_notes["digest"] = await run_script(code, DIGEST)
@@ -160,7 +160,7 @@ async def code_mode(target: Target, lab: Lab) -> str:
 
     async def scripts_on_tickets() -> None:
         # 1. Types from the schema: a value outside an enum is refused before anything runs.
-        async with await aggregator_for(target, lab, [lab.server("tickets", None, "--add-tool", ODD_ENUMS)]) as tools:
+        async with await aggregator_for(target, lab, [lab.server("tickets", None, "--add-tool", ODD_ENUMS)], reference=True) as tools:
             gate = Gate()
             tools.consent = gate  # the client's consent gate, answered here (E1 owns its policy)
             await refreshed(target, tools)

@@ -34,10 +34,13 @@ def ms(seconds: float) -> str:
 
 
 async def aggregator_for(target: Target, lab: Lab, specs: List[Any], *, timeout: float = GENEROUS,
-                         discovery_timeout: float = GENEROUS) -> Any:
+                         discovery_timeout: float = GENEROUS, reference: bool = False) -> Any:
+    """The learner's aggregator over `specs`; with `reference`, the reference client's,
+    built on the learner's core (host/aggregator.py), for an item whose duty lives in a
+    layer (consent's audit, per-tool timeouts, tasks, forms, code mode, HTTP, resources)."""
     config = target.config.config_of(specs, "<checks>")
-    return target.aggregator.Aggregator(config, request_timeout=timeout,
-                                        discovery_timeout=discovery_timeout)
+    made = target.module("host.aggregator") if reference else target.aggregator
+    return made.Aggregator(config, request_timeout=timeout, discovery_timeout=discovery_timeout)
 
 
 async def refreshed(target: Target, tools: Any) -> None:

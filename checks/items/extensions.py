@@ -34,10 +34,10 @@ async def consent(target: Target, lab: Lab) -> str:
                         "--add-tool", "list_tags", "--page-size", "10"), lab.server("tickets", trusted=False)]
     audit = lab.directory / "audit.jsonl"
     where = point(target, EXTENSIONS["E1"])
-    async with await aggregator_for(target, lab, specs) as tools:
+    async with await aggregator_for(target, lab, specs, reference=True) as tools:
         await refreshed(target, tools)
         tools.consent = target.consent.Consent(ask, {"notes": True, "tickets": False})
-        tools.audit = target.consent.AuditLog(audit)
+        tools.audit = target.module("host.audit").AuditLog(audit)
 
         def name(alias: str, original: str) -> str:
             return str(found(tools, alias, original, EXTENSIONS["E1"]).model_name)
@@ -133,7 +133,7 @@ async def progress(target: Target, lab: Lab) -> str:
             long_spec = lab.server("tickets", "long-tickets", "--progress-steps", str(LONG_WORK_STEPS),
                                    "--progress-gap", str(LONG_WORK_GAP), progress_resets_timeout=True,
                                    tool_timeouts={"rebuild_index": LONG_WORK_TIMEOUT})
-            async with await aggregator_for(target, lab, [long_spec]) as tools:
+            async with await aggregator_for(target, lab, [long_spec], reference=True) as tools:
                 await refreshed(target, tools)
                 long_entry = found(tools, "long-tickets", "rebuild_index", EXTENSIONS["E3"])
                 began = time.monotonic()
@@ -147,7 +147,7 @@ async def progress(target: Target, lab: Lab) -> str:
     async with anyio.create_task_group() as group:
         group.start_soon(long_call)
         # Two malformed reports come first: a client must ignore them and read on.
-        async with await aggregator_for(target, lab, [lab.server("tickets", None, "--bad-progress")]) as tools:
+        async with await aggregator_for(target, lab, [lab.server("tickets", None, "--bad-progress")], reference=True) as tools:
             await refreshed(target, tools)
             entry = found(tools, "tickets", "rebuild_index", EXTENSIONS["E3"])
             result = await tools.call(entry.model_name, {},

@@ -46,7 +46,7 @@ def listed_pages(journal: Journal) -> Tuple[int, List[str]]:
 async def resources(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E10"])
     specs = [lab.server("notes", None, "--lifecycle-tools"), lab.server("notes", "archive", "--lifecycle-tools")]
-    async with await aggregator_for(target, lab, specs) as tools:
+    async with await aggregator_for(target, lab, specs, reference=True) as tools:
         await refreshed(target, tools)
         notes, archive = lab.journal("notes"), lab.journal("archive")
         # 1. Every page of the resource list.
@@ -193,7 +193,7 @@ async def sampling(target: Target, lab: Lab) -> str:
         alias = f"tickets-{index + 1}"
         spec = lab.server("tickets", alias, "--lifecycle-tools", *(["--era", "legacy"] if era == "legacy" else []))
         screen, writer = Screen(target, answers), Writer(target, REPLY)
-        async with await aggregator_for(target, lab, [spec]) as tools:
+        async with await aggregator_for(target, lab, [spec], reference=True) as tools:
             tools.sampler = target.module("sampler").TerminalSampler(writer, screen.terminal)
             await refreshed(target, tools)
             result = await tools.call(found(tools, alias, "draft_reply", EXTENSIONS["E11"]).model_name,

@@ -23,7 +23,7 @@ async def remote(target: Target, lab: Lab) -> str:
     notes = await lab.http_server("notes", "remote", "--sse", "--page-size", "10")
     tickets = await lab.http_server("tickets", "archive", "--sse", "--era", "legacy", "--page-size", "10",
                                     "--sse-break", "close_ticket")
-    async with await aggregator_for(target, lab, [notes, tickets]) as tools:
+    async with await aggregator_for(target, lab, [notes, tickets], reference=True) as tools:
         try:
             await refreshed(target, tools)
         except Fail:

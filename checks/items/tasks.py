@@ -44,7 +44,7 @@ def last_snapshot(journal: Journal) -> Dict[str, Any]:
 async def call_one(target: Target, lab: Lab, spec: Any, alias: str, arguments: Dict[str, Any], *,
                    tool: str = EXPORT, elicitor: Any = None, extension: str = "E6") -> Dict[str, Any]:
     """Call one tool of a server alone in its table (so no exercise 3 is needed)."""
-    async with await aggregator_for(target, lab, [spec]) as tools:
+    async with await aggregator_for(target, lab, [spec], reference=True) as tools:
         tools.elicitor = elicitor
         await refreshed(target, tools)
         entry = found(tools, alias, tool, EXTENSIONS[extension])

@@ -101,7 +101,7 @@ def stating(doc: str) -> Callable[..., Tuple[Any, ...]]:
 
 def meta_tools() -> Tuple[str, ...]:
     """The names of the tools a model gets in place of a table too big for its context."""
-    from solution.aggregator import Aggregator
+    from solution.host.aggregator import Aggregator
     from solution.config import config_of
     from solution.meta_tools import MetaTools
     return tuple(t["name"] for t in MetaTools(Aggregator(config_of([]))).model_tools())
@@ -134,7 +134,7 @@ def learner_claims() -> List[Tuple[Any, ...]]:
     from servers.tickets import PRIORITIES, PRIORITY_QUESTION
     from solution.commands.bill import ANTHROPIC_READ, ANTHROPIC_WRITE
     from solution.host.breaker import THRESHOLD
-    from solution.config import parse_config
+    from solution.host.config import HostServerSpec
     from solution.meta_tools import CONTEXT_WINDOW, TOOL_SHARE
     from solution.naming import MAX_MODEL_NAME
     from solution.stdio_client import DEFAULT_TIMEOUT
@@ -142,7 +142,7 @@ def learner_claims() -> List[Tuple[Any, ...]]:
     fraction = {0.1: "tenth", 0.5: "half", 1.25: "quarter"}  # as the guide says them: 1.25 is a quarter more
     servers_switches = vars(progs.parse("servers.notes", []))
     load = vars(progs.parse("checks.dev.load", []))
-    task_timeout = parse_config('{"mcpServers": {"a": {"command": "x"}}}').servers[0].task_timeout
+    task_timeout = HostServerSpec("a", "x").task_timeout
     fine = Style(io.StringIO(), {"NO_COLOR": "1"})
     readme, guide, instructors = (stating(doc) for doc in DOCUMENTS[:3])
     return [

@@ -36,7 +36,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from solution import model_apis
     from solution.commands.bill import ANTHROPIC_READ, ANTHROPIC_WRITE, OPENAI_READ
     from solution.host.breaker import COOL_DOWN, THRESHOLD
-    from solution.config import parse_config
+    from solution.host.config import HostServerSpec
     from solution.discovery import MAX_PAGES, PROBE_TIMEOUT
     from solution.remote.http_client import MAX_MESSAGE_CONNECTIONS, MAX_REQUEST_CONNECTIONS
     from solution.model_apis import HttpSettings
@@ -44,7 +44,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from solution.meta_tools import CONTEXT_WINDOW, TOOL_SHARE
     from solution.remote.oauth_flow import MAX_AUTHORIZATIONS
     from solution.host.patterns import MATCH_SECONDS, MAX_STEPS
-    from solution.process import BASE_ENV
+    from solution.stdio_client import BASE_ENV
     from solution.code_mode.sandbox import Limits
     from solution.lifecycle.server_requests import ANSWERING, REFUSING
     from solution.remote.sign_in import InBrowser
@@ -58,7 +58,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
         tokens_file = "~/" + str(default_path().relative_to("/home/you"))
     servers_switches = vars(progs.parse("servers.notes", []))
     load = vars(progs.parse("checks.dev.load", []))
-    task_timeout = parse_config('{"mcpServers": {"a": {"command": "x"}}}').servers[0].task_timeout
+    task_timeout = HostServerSpec("a", "x").task_timeout
     client, maintainers, servers = (stating(doc) for doc in DOCUMENTS[3:])
     return [
         # labs/CLIENT.md

@@ -21,7 +21,7 @@ from checks.target import ROOT
 from checks.tests import doc_commands as cmds
 from checks.tests.doc_commands import Command
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import config_of
 
 RUN_LIMIT = 120  # seconds for one documented command; a correct one needs a few

@@ -54,7 +54,7 @@ WRONG_LINES: List[Tuple[str, str, str, str, Callable[..., None]]] = [
     ("switch variable", "servers/README.md", "| `--delay S` | `MCP_LAB_DELAY` |", "| `--delay S` | `MCP_LAB_WAIT` |",
      tables.test_the_switches_table_gives_each_switch_the_variable_its_help_names_and_the_server_reads_it),
     ("layout", "labs/MAINTAINERS.md", "param_headers, Mcp-Param-*", "headers, Mcp-Param-*",
-     lambda: tables.test_the_layout_names_every_file_of_each_folder("starter/")),
+     lambda: tables.test_the_layout_names_every_file_of_each_folder("solution/")),
     ("CI", "labs/MAINTAINERS.md", "three self-checks", "two self-checks", tables.test_maintainers_says_what_ci_runs),
     ("exercise table", "labs/GUIDE.md", "`starter/naming.py`, `model_tool_name` |",
      "`starter/naming.py`, `tool_name` |",

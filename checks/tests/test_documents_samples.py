@@ -266,6 +266,7 @@ def captured_requests(block: str) -> List[Tuple[List[str], str]]:
 def test_each_captured_request_carries_the_headers_the_client_sends(era: str, phrase: str) -> None:
     """The capture less what MAINTAINERS says it leaves out (Host, lengths) is what
     HttpClient's headers are for that message in that era, header by header."""
+    from solution.host.config import HostServerSpec
     from solution.config import ServerSpec
     from solution.remote.http_client import HttpClient
     sample = docs.block_after("labs/MAINTAINERS.md", phrase)
@@ -273,7 +274,7 @@ def test_each_captured_request_carries_the_headers_the_client_sends(era: str, ph
     assert requests, f"labs/MAINTAINERS.md:{sample.line}: no requests in the capture"
     session = re.search(r"mcp-session-id: (\w+)", sample.text, re.I)
     for head, body in requests:
-        client = HttpClient(ServerSpec("sdk", "", url="http://127.0.0.1:8000/mcp"))
+        client = HttpClient(HostServerSpec("sdk", "", url="http://127.0.0.1:8000/mcp"))
         client.era = era
         method = re.search(r'"method":"([^"]+)"', body)
         message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method.group(1)} if method else {}

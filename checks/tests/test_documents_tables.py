@@ -114,9 +114,9 @@ def files_of(folder: str) -> List[Path]:
 
 
 def unnamed(folder: str) -> List[str]:
-    """The files of `folder` that the layout names nowhere in its paragraph (solution/'s
-    paragraph says "the same modules": starter/'s names count for it)."""
-    text_ = layout()[folder] + (layout()["starter/"] if folder == "solution/" else "")
+    """The files of `folder` that the layout names nowhere in its paragraph (starter/ is
+    built from solution/: solution/'s names count for it)."""
+    text_ = layout()[folder] + (layout()["solution/"] if folder == "starter/" else "")
     return [str(p.relative_to(ROOT)) for p in files_of(folder)
             if not re.search(rf"(?<![\w.]){re.escape(p.stem)}\b", text_)]
 
@@ -124,7 +124,7 @@ def unnamed(folder: str) -> List[str]:
 @pytest.mark.parametrize("folder", ["labs/", "starter/", "solution/", "servers/", "checks/", "checks/dev/"])
 def test_the_layout_names_every_file_of_each_folder(folder: str) -> None:
     missing = unnamed(folder)
-    paragraph = "starter/" if folder == "solution/" else folder  # "solution/  the same modules, completed"
+    paragraph = "solution/" if folder == "starter/" else folder  # starter/ is a build of solution/
     assert missing == [], "".join(
         f"\nlabs/MAINTAINERS.md, Layout: no paragraph names {Path(path).stem} ({path}): add it to the "
         f"{paragraph} paragraph, with a few words on what it does" for path in missing)
@@ -215,7 +215,8 @@ REMOTE_KEYS = {"url", "headers", "type", "oauth"}  # a remote server's: CLIENT's
 
 
 def test_clients_list_of_server_keys_is_the_configs() -> None:
-    from solution.config import OAUTH_KEYS, SERVER_KEYS
+    from solution.host.config import SERVER_KEYS
+    from solution.remote.config import OAUTH_KEYS
     client = docs.text("labs/CLIENT.md")
     said = re.search(r"Each server entry takes (.*?):\n", client, re.S)
     assert said is not None, "labs/CLIENT.md: the list of a server entry's keys is gone"
@@ -260,7 +261,7 @@ def test_every_config_in_the_documents_is_one_the_client_takes_as_it_stands() ->
     """Each JSON block with "mcpServers" parses with the client's own config reader,
     without a warning, its ${VARIABLES} set; CLIENT's default-config sample is
     the default config's own entries."""
-    from solution.config import parse_config
+    from solution.host.config import parse_host_config as parse_config  # the documents configure the reference
     configs = [(doc, b) for doc in DOCUMENTS for b in docs.blocks(doc) if b.lang == "json" and "mcpServers" in b.text]
     assert configs, "no config samples found (the reader is broken)"
     for doc, block in configs:

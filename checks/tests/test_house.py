@@ -90,3 +90,24 @@ def test_no_module_of_the_lab_is_over_400_lines() -> None:
     long = {str(p.relative_to(ROOT)): n for p in files()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_the_learners_client_imports_nothing_of_the_reference_layers() -> None:
+    # The core is the day's client, whole: the starter is built from the reference's
+    # top-level modules, and each of them may import only those (the layers build on
+    # the core, never the other way round). Read from a fresh build, so the reference's
+    # own `# >>> reference` lines (its full command line) are the starter's there.
+    from checks.dev.starter import build
+
+    built = build()
+    core = {Path(name).stem for name in built if "/" not in name}
+    strays = []
+    for name, text in sorted(built.items()):
+        if "/" in name:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                wanted = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+                if node.level > 1 or any(module not in core for module in wanted):
+                    strays.append(f"{name}: from {'.' * node.level}{node.module or ''} import ...")
+    assert strays == []

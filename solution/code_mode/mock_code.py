@@ -16,6 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
+from ..jsonrpc import Json
+from ..mock_model import MockModel
+from ..model import ModelTurn, ToolCall
+from .run_script import RUN_SCRIPT
+
 _MODULE = re.compile(r"^# module (\w+) ")
 _FUNCTION = re.compile(r"^async def (\w+)\(\*?,? ?(.*)\) -> (.+):$")
 _DOC = re.compile(r'"""From the server \(its words\): (.*?)"""')
@@ -118,3 +123,15 @@ def fill(question: str, function: StubFunction) -> "dict[str, object]":
         else:
             arguments[key] = quoted.pop(0) if quoted else (ids.pop(0) if ids and "id" in key else keywords)
     return arguments
+
+
+class CodeModeMock(MockModel):
+    """The mock, writing one script when its only tool is `run_script`."""
+
+    def first_call(self, question: str, tools: List[Json], call_id: str) -> ModelTurn:
+        if [t.get("name") for t in tools] != [RUN_SCRIPT]:
+            return super().first_call(question, tools, call_id)
+        script = script_for(question, str(tools[0].get("description", "")))
+        if script is None:
+            return ModelTurn("None of the tool functions fits that question.")
+        return ModelTurn("", [ToolCall(call_id, RUN_SCRIPT, {"script": script})])

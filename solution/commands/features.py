@@ -21,27 +21,41 @@ import argparse
 import os
 import secrets
 import sys
-from typing import Any, Awaitable, Callable, Dict, List
+from typing import Mapping, Any, Awaitable, Callable, Dict, List
 
 import anyio
 
-from ..aggregator import Aggregator
-from ..lifecycle.contents import contents_text
 from ..errors import ClientError
 from ..errors import reason
+from ..host.aggregator import Aggregator
 from ..lifecycle.features import FeatureError
-from ..model import Model
 from ..lifecycle.roots import Roots
-from ..sampler import TerminalSampler, model_configured, offered
 from ..lifecycle.server_log import DEFAULT_THRESHOLD, ServerLog
 from ..lifecycle.server_prompts import declared, missing_arguments, prompt_named, prompt_question, unknown_arguments
-from .terminal import Terminal
+from ..model import contents_text
+from ..model import Model
+from ..sampler import TerminalSampler
 from ..untrusted import json_text, shown
+from .terminal import Terminal
 
 FEATURE_COMMANDS = ("resources", "read", "watch", "prompts", "prompt", "complete")
 LISTINGS = ("tools", "stubs", "resources", "read", "watch", "prompts", "complete")  # no tool is called: no audit
 Answer = Callable[[str], Awaitable[int]]
 
+
+
+def offered(mode: str, model_configured: bool, terminal: bool) -> bool:
+    """Whether to declare sampling: `off` never; `ask` when a model is configured;
+    `auto` when one is and there is a terminal to approve on."""
+    if mode == "off" or not model_configured:
+        return False
+    return mode == "ask" or terminal
+
+
+def model_configured(env: Mapping[str, str]) -> bool:
+    """A model the user chose: the mock by MOCK=1, or a model API's settings (not the fallback mock)."""
+    return env.get("MOCK", "") not in ("", "0") or bool(
+        env.get("ANTHROPIC_API_KEY") or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY"))
 
 def has_terminal() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()

@@ -18,8 +18,9 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from ..aggregator import Aggregator
-from ..config import Config, ServerSpec, config_of
+from ..config import Config, config_of
+from ..host.aggregator import Aggregator
+from ..host.config import HostServerSpec, host_options
 from ..remote.oauth import AuthFailed, OAuthSettings, SignIn
 from ..remote.tokens import TokenStore, default_path
 from ..untrusted import shown
@@ -43,14 +44,14 @@ def oauth_settings(options: argparse.Namespace, *, person: bool = False) -> OAut
     return OAuthSettings(TokenStore(path), sign_in=sign_in, say=say, timeout=options.timeout, command=COMMAND)
 
 
-def remote_spec(config: Config, alias: str) -> "ServerSpec | str":
+def remote_spec(config: Config, alias: str) -> "HostServerSpec | str":
     """The remote server `alias` names, or why there is none."""
     spec = next((s for s in config.servers if s.alias == alias), None)
     if spec is None:
         return f"no server '{shown(alias, 40)}' in {config.source}"
-    if spec.url is None:
+    if host_options(spec).url is None:
         return f"server '{alias}' is a local (stdio) server: it takes its credentials from its environment"
-    return spec
+    return host_options(spec)
 
 
 async def sign_in_command(options: argparse.Namespace, config: Config) -> int:

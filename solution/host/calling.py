@@ -1,69 +1,92 @@
-"""The calling half of the aggregator: one tool call by its model-facing name.
+"""The reference client's tool calls, over the core aggregator's.
 
     result = await tools.call(model_name, arguments)   # never raises
 
-Every failure becomes an `isError` result the model can read: an unknown
-name, an offline or paused server, arguments that fail the schema, a declined
-consent, a timeout, a server that went away. A tool may have a timeout of its
-own (`toolTimeouts` in the config: a thirty-second report and a cache lookup
-should not share one). Timeouts and lost servers are counted per server; after
-`Breaker.threshold` in a row the server is paused (offline, with the time it
-will be tried again) so the model stops paying a timeout on every turn; the
-first call after the pause reconnects it. A server lost under a task whose one
-reconnect failed is paused the same way, and so is one whose reconnect after
-a pause fails.
+Beyond the core's checks (unknown name, offline server, arguments that fail
+the schema, consent): a tool may have a timeout of its own (`toolTimeouts`
+in the config: a thirty-second report and a cache lookup should not share
+one); a call may become a task, followed to its end (task_calls/); every
+call, allowed or not, goes to the audit log (audit.py). Timeouts and lost
+servers are counted per server; after `Breaker.threshold` in a row the server
+is paused (offline, with the time it will be tried again) so the model stops
+paying a timeout on every turn; the first call after the pause reconnects it.
+A server lost under a task whose one reconnect failed is paused the same way,
+and so is one whose reconnect after a pause fails. Servers marked on-demand
+are attached when first needed (`attach`) and let go after (`detach`).
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-from .breaker import Breaker
-from ..config import Config
-from .connector import Connection
-from ..consent import AuditLog, Consent, fingerprint
-from ..errors import AuditFailed, RequestTimeout, ServerGone
-from ..errors import error_result, reason
+import anyio
+
+from ..aggregator import Aggregator, Connection, not_sent
+from ..config import Config, ServerSpec
+from ..consent import fingerprint
+from ..errors import RequestTimeout, ServerGone, error_result, reason
 from ..jsonrpc import Json
-from ..stdio_client import ProgressHandler, StdioClient
-from ..task_calls.task_runner import StatusHandler, TaskBook, TaskPlan, TaskRecord, run_task
+from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, ProgressHandler
+from ..task_calls.task_runner import StatusHandler, TaskBook, TaskPlan, TaskRecord, TaskServer, run_task
+from ..task_calls.tool_call import call_with_tasks
 from ..tasks import TaskState
-from ..tool_calls import call_tool
-from ..translate import ToolEntry, argument_errors
-from ..untrusted import not_json, shown
+from ..translate import ToolEntry
+from ..untrusted import shown
+from .audit import AuditFailed, AuditLog
+from .breaker import Breaker
+from .config import host_options
+from .server_client import ServerClient
 
 COSTLY = (RequestTimeout, ServerGone)  # failures that cost a timeout or leave the server unusable
-NOT_SENT = "io.mcp-client-lab/notSent"  # in a result's _meta: why the call never left the client
 
 
-def not_sent(why: str, text: str) -> Json:
-    """An isError result for a call that never reached a server, saying why (for transcripts)."""
-    result = error_result(text)
-    result["_meta"] = {NOT_SENT: why}
-    return result
+class ToolCalls(Aggregator):
+    def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
+                 discovery_timeout: Optional[float] = None, close_grace: float = CLOSE_GRACE) -> None:
+        super().__init__(config, request_timeout=request_timeout, discovery_timeout=discovery_timeout,
+                         close_grace=close_grace)
+        self.breaker = Breaker()
+        self.retired: Dict[str, str] = {}  # model name -> alias, for the tools of a paused server
+        self.pauses: Dict[str, str] = {}  # alias -> why it is paused (for the refusals meanwhile)
+        self.audit = AuditLog(None)
+        self.task_book = TaskBook()  # tasks not finished yet, for a resume after a reconnect (a path keeps it)
+        self.on_task_status: Optional[StatusHandler] = None  # where a task's status lines go (the CLI shows them)
 
+    async def refresh(self) -> None:
+        """(Re)discover every configured server (paused servers too: a refresh is the
+        user asking to try again)."""
+        self.breaker.reset()
+        self.retired, self.pauses = {}, {}
+        await super().refresh()
 
-class ToolCalls:
-    # Provided by the Aggregator.
-    config: Config
-    connections: Dict[str, Connection]
-    offline: Dict[str, str]
-    entries: Dict[str, ToolEntry]
-    consent: Optional[Consent]
-    audit: AuditLog
-    breaker: Breaker
-    retired: Dict[str, str]
-    pauses: Dict[str, str]  # alias -> why it is paused, to follow "paused" (for the refusals meanwhile)
-    task_book: TaskBook  # tasks not finished yet, for a resume after a reconnect
-    on_task_status: Optional[StatusHandler]  # where a task's status lines go (the CLI shows them)
-    guidance = ""  # the plain table needs no explaining (agent.ToolProvider)
+    def eager_servers(self) -> List[ServerSpec]:
+        """The servers refresh() starts: all but those marked on-demand."""
+        return [spec for spec in self.config.servers if not host_options(spec).on_demand]
 
     async def attach(self, alias: str) -> bool:
-        raise NotImplementedError  # the Aggregator's: connect a server now
+        """Connect an on-demand server now; False (with a reason in offline) if it fails."""
+        if alias in self.connections:
+            return True
+        spec = next((s for s in self.config.servers if s.alias == alias), None)
+        if spec is None:
+            return False
+        try:
+            with anyio.fail_after(self.discovery_timeout):
+                self.connections[alias] = await self.connect(spec)
+            self.offline.pop(alias, None)
+        except Exception as exc:
+            self.offline[alias] = reason(exc)
+        self._rebuild(dict(self.connections), dict(self.offline))
+        return alias in self.connections
 
     async def detach(self, alias: str) -> None:
-        raise NotImplementedError  # the Aggregator's: disconnect a server
+        """Disconnect a server (an on-demand one that is no longer needed)."""
+        connection = self.connections.pop(alias, None)
+        if connection is not None:
+            self._clients.remove(connection.client)
+            await connection.client.aclose()
+            self._rebuild(dict(self.connections), dict(self.offline))
 
     async def call(self, model_name: str, arguments: Any = None, *,
                    on_progress: Optional[ProgressHandler] = None, via: str = "model") -> Json:
@@ -96,7 +119,8 @@ class ToolCalls:
         return result
 
     async def _call(self, model_name: str, arguments: Any,
-                    on_progress: Optional[ProgressHandler]) -> "tuple[str, Json]":
+                    on_progress: Optional[ProgressHandler]) -> Tuple[str, Json]:
+        """A paused server's tool, once its pause is over, reconnects it first."""
         entry = self.entries.get(model_name)
         if entry is None and model_name in self.retired:
             alias = self.retired[model_name]
@@ -108,36 +132,17 @@ class ToolCalls:
             names = [name for name, holder in self.retired.items() if holder == alias]
             if not await self.attach(alias):  # the pause is over: reconnect, then call as usual
                 self._retire(alias, names, f"after its reconnect failed ({self.offline[alias]})")
-            entry = self.entries.get(model_name)
-        if entry is None:
-            return "not sent", not_sent("unknown tool", self._unknown(model_name))
-        connection = self.connections.get(entry.alias)
-        if connection is None:
-            return "not sent", not_sent("server offline",
-                                        f"Server '{entry.alias}' is offline; {model_name} cannot be called now.")
-        odd = not_json(arguments)
-        if odd is not None:  # Python would send NaN, which is not JSON: refused here, on every path
-            return "not sent", not_sent("not JSON", (
-                f"The arguments for {model_name} hold a value JSON cannot carry ({shown(odd, 80)}): "
-                "NaN and Infinity are not JSON numbers. Nothing was sent."))
-        problem = argument_errors(entry, arguments)
-        if problem is not None:
-            return "not sent", not_sent("invalid arguments", (
-                f"Invalid arguments for {model_name}: {problem}. "
-                "Nothing was sent to the server; fix the arguments and try again."))
-        decision = await self.consent.decide(entry, arguments) if self.consent else "no policy"
-        if decision == "no":
-            return decision, not_sent("declined", (
-                f"The user declined this call ({entry.alias} / {entry.original_name}). "
-                "Do not retry it; ask the user or continue without it."))
-        spec = connection.client.spec
+        return await super()._call(model_name, arguments, on_progress)
+
+    async def send_call(self, connection: Connection, entry: ToolEntry, arguments: Any,
+                        on_progress: Optional[ProgressHandler]) -> Json:
+        spec = host_options(connection.client.spec)
         plan = TaskPlan(limit=spec.tool_timeouts.get(entry.original_name, spec.task_timeout),
                         server_capabilities=connection.info.capabilities, prefer=spec.prefer_tasks,
                         on_status=self.on_task_status, book=self.task_book,
                         reconnect=lambda: self._reconnect(entry.alias))
-        return decision, await call_tool(connection.client, entry, arguments, on_progress=on_progress,
-                                         progress_resets_timeout=spec.progress_resets_timeout,
-                                         timeout=spec.tool_timeouts.get(entry.original_name), tasks=plan)
+        return await call_with_tasks(connection.client, entry, arguments, on_progress=on_progress,
+                                     timeout=spec.tool_timeouts.get(entry.original_name), tasks=plan)
 
     async def resume_task(self, record: TaskRecord) -> Json:
         """Ask about a task an earlier call left unfinished; its result, or why none."""
@@ -150,10 +155,12 @@ class ToolCalls:
             return error_result(f"Server '{record.alias}' now speaks another protocol era; "
                                 f"task {record.task_id} cannot be followed there.")
         client = connection.client
-        plan = TaskPlan(limit=client.spec.task_timeout, on_status=self.on_task_status, book=self.task_book)
+        if not isinstance(client, ServerClient):
+            return error_result(f"Server '{record.alias}' cannot follow tasks here.")
+        plan = TaskPlan(limit=host_options(client.spec).task_timeout, on_status=self.on_task_status, book=self.task_book)
         return await run_task(client, TaskState(record.task_id, "working"), record.tool, plan)
 
-    async def _reconnect(self, alias: str) -> Optional[StdioClient]:
+    async def _reconnect(self, alias: str) -> Optional[TaskServer]:
         """The server went away while a task ran: start it again (once) so the
         task can be asked about; None if it does not come back, and then it is
         paused as the breaker pauses it, to be tried again after the cool-down."""
@@ -163,7 +170,8 @@ class ToolCalls:
             self._retire(alias, names, f"after it was lost under a task and could not be reconnected "
                                        f"({self.offline[alias]})")
             return None
-        return self.connections[alias].client
+        client = self.connections[alias].client
+        return client if isinstance(client, ServerClient) else None
 
     async def _pause(self, alias: str, why: str) -> None:
         """Take a failing server out of the table until its cool-down is over."""
@@ -182,14 +190,3 @@ class ToolCalls:
         self.pauses[alias] = why
         retry = time.strftime("%H:%M:%S", time.localtime(time.time() + self.breaker.cool_down))
         self.offline[alias] = f"paused {why}; it will be tried again from {retry}"
-
-    def route(self, model_name: str, arguments: Any) -> Optional[ToolEntry]:
-        """The entry a call went to (for transcripts); None if it went nowhere."""
-        return self.entries.get(model_name)
-
-    def _unknown(self, model_name: str) -> str:
-        for alias, why in self.offline.items():
-            # Only to word the message; routing never parses names.
-            if model_name.startswith(f"mcp__{alias}__"):
-                return f"Server '{alias}' is offline ({why}); {model_name} cannot be called now."
-        return f"Unknown tool {model_name!r}. Use one of the tools in the tool table."

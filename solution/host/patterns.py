@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterator, Type
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Type
+
+from ..jsonrpc import Json
+from ..translate import ToolEntry, first_problem
 
 # jsonschema and regex are imported where a value is first checked, not here:
 # together they take about 90 ms to import, which a client that only starts,
@@ -120,3 +123,33 @@ def bounded(cls: Type[Validator]) -> Type[Validator]:
         made: Type[Validator] = _extend(cls, {name: counted(fn) for name, fn in keywords.items()})
         found = _BOUNDED[cls] = made
     return found
+
+
+def bounded_problem(schema: Json, instance: Any) -> Optional[str]:
+    """The first way `instance` breaks a server's `schema`, checked with bounded work; None if it fits."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import validator_for
+    try:
+        with Budget():
+            return first_problem(bounded(validator_for(schema, default=Draft202012Validator))(schema), instance)
+    except PatternTooSlow as exc:  # a slow pattern, or too many steps (TooComplex)
+        return f"it could not be checked: {exc}"
+
+
+class BoundedToolEntry(ToolEntry):
+    """A tool whose schemas are checked with bounded work: a pattern under a time
+    limit, every keyword counted against MAX_STEPS. A check that runs out is a
+    problem with the value, said as such, never a hang."""
+
+    def compile(self, schema: Json) -> Validator:
+        from jsonschema import Draft202012Validator
+        from jsonschema.validators import validator_for
+        validator: Validator = bounded(validator_for(schema, default=Draft202012Validator))(schema)
+        return validator
+
+    def problem(self, validator: Validator, instance: Any) -> Optional[str]:
+        try:
+            with Budget():
+                return super().problem(validator, instance)
+        except PatternTooSlow as exc:  # a slow pattern, or too many steps (TooComplex)
+            return f"it could not be checked: {exc}"

@@ -16,7 +16,7 @@ and only for what something in the client stands behind.
 from __future__ import annotations
 
 from ..jsonrpc import Json
-from ..tasks import EXTENSION as TASKS_EXTENSION
+from ..task_calls.support import EXTENSION as TASKS_EXTENSION
 
 
 def client_capabilities(era: str, *, forms: bool = False, sampling: bool = False, roots: bool = False) -> Json:

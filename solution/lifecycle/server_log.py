@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Optional
 
 from ..untrusted import json_text, shown
 
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"  # in a 2026-07-28 request's _meta: opts it in to `notifications/message`
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 DEFAULT_THRESHOLD = "warning"
 MAX_LINES = 200  # per server and run

@@ -20,11 +20,11 @@ from __future__ import annotations
 from typing import Any, Dict, Literal, Optional
 
 from ..elicitation import Elicitor
-from .input_answers import ELICIT, SAMPLE, Answerers
 from ..jsonrpc import Json
-from .roots import Roots
-from .sampling import USER_REJECTED, Declined, Sampler
+from ..sampler import USER_REJECTED, Declined, Sampler
 from ..untrusted import shown
+from .input_answers import ELICIT, SAMPLE, Answerers
+from .roots import Roots
 
 METHOD_NOT_FOUND = -32601
 RELATED_TASK = "io.modelcontextprotocol/related-task"

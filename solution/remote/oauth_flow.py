@@ -29,7 +29,9 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from ..config import OAuthConfig, ServerSpec
+from ..host.config import HostServerSpec
+from ..untrusted import shown
+from .config import OAuthConfig
 from .http_wire import Exchange, Url
 from .oauth import (AS_WELL_KNOWN, AuthFailed, Challenge, OAuthSettings, ResourceMetadata, ServerMetadata, SignIn,
                     as_metadata_urls, bearer_challenge, canonical_resource, choose_auth_method, choose_scope,
@@ -40,13 +42,12 @@ from .oauth_forms import (JWT_BEARER, Attempt, authorization_url, client_authent
                           tokens_from)
 from .oauth_http import probe, send
 from .tokens import Client, Record, Tokens
-from ..untrusted import shown
 
 MAX_AUTHORIZATIONS = 3  # sign-ins and credential grants for one server in one run
 MAX_SENDS = 4  # one request: the first try, a renewal or sign-in, and two step-ups
 
 
-def authorizer_for(spec: ServerSpec, settings: Optional[OAuthSettings]) -> "Optional[Authorizer]":
+def authorizer_for(spec: HostServerSpec, settings: Optional[OAuthSettings]) -> "Optional[Authorizer]":
     """The server's Authorizer, unless OAuth is off for it: no settings, or a config that sends
     its own Authorization header (a token the user manages; a 401 then says it was refused)."""
     if settings is None or any(name.lower() == "authorization" for name in spec.headers):
@@ -57,7 +58,7 @@ def authorizer_for(spec: ServerSpec, settings: Optional[OAuthSettings]) -> "Opti
 class Authorizer:
     """One server's sign-in for this run: its tokens, and how to get new ones."""
 
-    def __init__(self, spec: ServerSpec, settings: OAuthSettings) -> None:
+    def __init__(self, spec: HostServerSpec, settings: OAuthSettings) -> None:
         assert spec.url is not None
         self.spec = spec
         self.url: str = spec.url

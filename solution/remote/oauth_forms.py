@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
-from .oauth import AuthFailed
-from ..redact import keep_secret
-from .tokens import Client, Tokens
+from ..untrusted import keep_secret
 from ..untrusted import shown
+from .oauth import AuthFailed
+from .tokens import Client, Tokens
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523: an assertion as the grant

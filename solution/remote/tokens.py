@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 from ..host import safe_files
-from ..redact import keep_secret
+from ..untrusted import keep_secret
 
 VERSION = 1
 EXPIRY_MARGIN = 30.0  # seconds: a token this close to its end is renewed before it is sent

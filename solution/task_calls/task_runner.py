@@ -28,17 +28,20 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable, Dict, Optional, Protocol, Set
+from typing import Awaitable, Callable, Dict, Optional, Protocol, Set, Tuple
 
 import anyio
 
-from ..host import safe_files
-from ..elicitation import Elicitor, answer
+from ..elicitation import Elicitor
 from ..errors import ClientError, McpError, RequestTimeout, ServerGone
 from ..errors import error_result, reason
+from ..host import safe_files
 from ..jsonrpc import Json
-from ..tasks import UNKNOWN_TASK, TaskState, missing_capability, read_state, same_task, settled
+from ..lifecycle.forms import answer
+from ..stdio_client import ProgressHandler
+from ..tasks import TaskState, read_state, settled
 from ..untrusted import shown
+from .support import UNKNOWN_TASK, missing_capability, same_task
 
 MAX_POLL_FAILURES = 5  # polls in a row that get no answer before the wait is given up
 CANCEL_TIMEOUT = 5.0  # a tasks/cancel on the way out waits this long at most
@@ -51,9 +54,8 @@ class TaskServer(Protocol):
     era: str
     elicitor: Optional[Elicitor]
 
-    async def request(self, method: str, params: Optional[Json] = None, *,
-                      timeout: Optional[float] = None, allow_input_required: bool = False,
-                      allow_task: bool = False) -> Json: ...
+    async def request(self, method: str, params: Optional[Json] = None, *, timeout: Optional[float] = None,
+                      on_progress: Optional[ProgressHandler] = None, accept: Tuple[str, ...] = ...) -> Json: ...
 
 
 Reconnect = Callable[[], Awaitable[Optional[TaskServer]]]
@@ -201,7 +203,7 @@ async def _follow(server: TaskServer, state: TaskState, on_status: Optional[Stat
 async def _poll(server: TaskServer, task_id: str) -> "Json | McpError | RequestTimeout":
     """One `tasks/get`: its result, or the error it got (a lost server raises)."""
     try:
-        return await server.request("tasks/get", {"taskId": task_id}, allow_task=True)
+        return await server.request("tasks/get", {"taskId": task_id}, accept=("complete", "task"))
     except McpError as exc:
         return exc
     except RequestTimeout as exc:  # a slow poll is not a failed task

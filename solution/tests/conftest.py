@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from solution.config import ServerSpec
+from solution.host.config import HostServerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,9 +25,9 @@ class Fixture:
 
     def __init__(self, directory: Path, server: str, alias: str, *extra: str) -> None:
         self.journal_path = directory / f"{alias}.jsonl"
-        self.spec = ServerSpec(alias, sys.executable,
-                               (str(ROOT / "servers" / f"{server}.py"), "--journal",
-                                str(self.journal_path), *extra), {}, str(ROOT))
+        self.spec = HostServerSpec(alias, sys.executable,
+                                   (str(ROOT / "servers" / f"{server}.py"), "--journal",
+                                    str(self.journal_path), *extra), {}, str(ROOT))
 
     def entries(self) -> List[Dict[str, Any]]:
         if not self.journal_path.exists():

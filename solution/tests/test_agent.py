@@ -7,7 +7,7 @@ from typing import Any, Dict, List
 import pytest
 
 from solution.agent import run_agent, stable_order, system_prompt, tool_name
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.mock_model import MockModel, fill_arguments, pick_tool
 from solution.model import Message, ModelTurn, ToolCall

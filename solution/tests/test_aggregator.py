@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 import pytest
 
 from solution.aggregator import Aggregator
-from solution.host.connector import Connection
+from solution.aggregator import Connection
 from solution.config import ServerSpec, config_of
 from solution.discovery import ServerInfo
 from solution.tests.conftest import alive

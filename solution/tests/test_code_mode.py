@@ -16,11 +16,12 @@ import anyio
 import pytest
 
 from solution.agent import run_agent, system_prompt
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.code_mode.run_script import RUN_SCRIPT, CodeMode
 from solution.config import config_of
-from solution.consent import NO, ONCE, AuditLog, Consent, ConsentRequest
-from solution.mock_model import MockModel
+from solution.consent import NO, ONCE, Consent, ConsentRequest
+from solution.host.audit import AuditLog
+from solution.code_mode.mock_code import CodeModeMock
 from solution.model import result_text
 from solution.code_mode.sandbox import Limits
 from solution.tests.conftest import alive
@@ -224,7 +225,7 @@ async def test_offline_servers_are_absent_from_the_stubs(fixture: Any) -> None:
 
 async def test_the_mock_model_answers_the_demo_with_one_script(code: Dict[str, Any]) -> None:
     code["tools"].consent = Consent(Asked(ONCE))  # add_note writes: allowed once
-    run_ = await run_agent(DIGEST_QUESTION, code["code"], MockModel())
+    run_ = await run_agent(DIGEST_QUESTION, code["code"], CodeModeMock())
     assert run_.model_turns == 2 and [s.model_name for s in run_.steps] == [RUN_SCRIPT]
     [script] = code["code"].runs
     assert [c.original_name for c in script.calls] == ["search", "read_note", "read_note", "read_note", "add_note"]
@@ -265,7 +266,7 @@ def test_the_transcript_shows_the_script_each_call_and_what_was_printed(tmp_path
 
 def test_a_busy_sandbox_worker_dies_with_a_killed_client() -> None:
     program = ("import anyio\n"
-               "from solution.process import guard_process_tree\n"
+               "from solution.host.process import guard_process_tree\n"
                "from solution.code_mode.sandbox import Limits, run_in_sandbox\n"
                "guard_process_tree()\n"
                "anyio.run(run_in_sandbox, 'while True:\\n    pass\\n', {}, Limits(seconds=120))\n")
@@ -349,7 +350,6 @@ async def test_every_fixture_tools_stub_passes_the_sandboxs_own_type_check(code:
 
 async def test_nan_from_a_script_is_refused_before_sending_and_still_recorded(code: Dict[str, Any],
                                                                              tmp_path: Any) -> None:
-    from solution.consent import AuditLog
     audit = tmp_path / "audit.jsonl"
     code["code"].tools.audit = AuditLog(audit)
     script = ("from notes import search\n"

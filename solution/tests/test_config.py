@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from solution.config import ServerSpec, config_of, load_config, parse_config
+from solution.host.config import parse_host_config
 from solution.errors import ConfigError
 
 
@@ -111,12 +112,13 @@ def test_aliases_that_differ_only_by_case_are_an_error(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "only by case" in done.stderr, done.stderr
 def test_a_remote_servers_oauth_entry_is_read_its_secret_hidden_and_its_key_file_found(tmp_path: Path) -> None:
-    from solution.redact import HIDDEN, redacted
+    from solution.host.config import host_options, parse_host_config
+    from solution.untrusted import HIDDEN, redacted
 
     text = json.dumps({"mcpServers": {"docs": {"url": "https://mcp.example.com/mcp", "oauth": {
         "clientId": "lab", "clientSecret": "${DOCS_SECRET}", "keyFile": "keys/lab.pem", "scope": "read",
         "redirectPort": 8976, "clientMetadataUrl": "https://lab.example.com/client.json"}}}})
-    spec = parse_config(text, "c.json", tmp_path, environ={"DOCS_SECRET": "oauth-secret-0123456789"}).servers[0]
+    spec = host_options(parse_host_config(text, "c.json", tmp_path, environ={"DOCS_SECRET": "oauth-secret-0123456789"}).servers[0])
     assert spec.oauth is not None and spec.oauth.client_secret == "oauth-secret-0123456789"
     assert spec.oauth.key_file == str(tmp_path / "keys" / "lab.pem") and spec.oauth.redirect_port == 8976
     assert "oauth-secret" not in repr(spec) and redacted("oauth-secret-0123456789") == HIDDEN
@@ -133,10 +135,10 @@ def test_a_remote_servers_oauth_entry_is_read_its_secret_hidden_and_its_key_file
 def test_an_unusable_oauth_entry_stops_the_client_with_one_line(oauth: Any, complaint: str) -> None:
     text = json.dumps({"mcpServers": {"docs": {"url": "https://mcp.example.com/mcp", "oauth": oauth}}})
     with pytest.raises(ConfigError, match=re.escape(complaint)):
-        parse_config(text, "c.json")
+        parse_host_config(text, "c.json")
     local = json.dumps({"mcpServers": {"notes": {"command": "x", "oauth": {}}}})
     with pytest.raises(ConfigError, match="'oauth' is for a remote server"):
-        parse_config(local, "c.json")
+        parse_host_config(local, "c.json")
 
 
 def test_no_two_servers_tools_share_a_model_name_through_their_aliases() -> None:

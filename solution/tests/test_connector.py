@@ -10,9 +10,10 @@ from typing import Any, List
 import pytest
 
 from solution.agent import system_prompt
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.host.breaker import Breaker
 from solution.config import config_of, parse_config
+from solution.host.config import host_options, parse_host_config
 
 
 def starts(fixture: Any) -> List[List[str]]:
@@ -55,13 +56,13 @@ async def test_a_pinned_era_skips_the_probe_or_the_fallback(fixture: Any, pinned
 
 
 def test_the_config_pins_an_era_and_names_tool_timeouts() -> None:
-    (spec,) = parse_config('{"mcpServers": {"s": {"command": "x", "protocolVersion": "2025-11-25", '
-                           '"toolTimeouts": {"report": 30, "lookup": 0.5}}}}').servers
+    (spec,) = map(host_options, parse_host_config('{"mcpServers": {"s": {"command": "x", "protocolVersion": "2025-11-25", '
+                                                  '"toolTimeouts": {"report": 30, "lookup": 0.5}}}}').servers)
     assert spec.protocol_version == "2025-11-25" and spec.tool_timeouts == {"report": 30.0, "lookup": 0.5}
     for bad, words in (('"protocolVersion": "2024-01-01"', "'protocolVersion' must be one of"),
                        ('"toolTimeouts": {"a": NaN}', "'toolTimeouts' must map tool names")):
         with pytest.raises(Exception, match=words):
-            parse_config('{"mcpServers": {"s": {"command": "x", %s}}}' % bad)
+            parse_host_config('{"mcpServers": {"s": {"command": "x", %s}}}' % bad)
 
 
 def test_discovery_as_a_whole_follows_the_longest_configured_timeout() -> None:

@@ -11,9 +11,10 @@ from typing import Any, Dict, List
 
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import config_of
-from solution.consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, runs_without_asking
+from solution.host.audit import AuditLog
+from solution.consent import NO, ONCE, SESSION, Consent, ConsentRequest, runs_without_asking
 from solution.tests.conftest import ROOT
 from solution.translate import make_entry
 

@@ -11,7 +11,8 @@ import anyio
 
 import pytest
 
-from solution.elicitation import Question, Unsupported, answer, field_from_schema, question_from
+from solution.elicitation import Question, Unsupported, field_from_schema, question_from
+from solution.lifecycle.forms import answer
 from solution.commands.prompts import TaskLines, describe, read_value, terminal_form
 from solution.commands.terminal import Terminal
 from solution.tasks import TaskState
@@ -204,7 +205,8 @@ def test_a_huge_choice_is_listed_in_part_and_a_pattern_is_shown() -> None:
 
 
 def test_an_answer_to_a_schema_that_fans_out_is_given_up_on_not_expanded() -> None:
-    from solution.elicitation import Question, answer_problem
+    from solution.elicitation import Question
+    from solution.lifecycle.forms import answer_problem
     defs: Dict[str, Any] = {f"d{n}": {"anyOf": [{"$ref": f"#/$defs/d{n + 1}"}] * 10} for n in range(6)}
     defs["d6"] = {"type": "string", "maxLength": 1}
     schema = {"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}}

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 import anyio
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.discovery import discover
 from solution.errors import McpError, ProtocolViolation, RequestTimeout

@@ -13,9 +13,11 @@ import anyio
 import pytest
 
 from solution.agent import run_agent
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
+from solution.host.config import HostServerSpec
 from solution.config import ServerSpec, config_of
-from solution.consent import NO, ONCE, AuditLog, Consent, ConsentRequest, always
+from solution.host.audit import AuditLog
+from solution.consent import NO, ONCE, Consent, ConsentRequest, always
 from solution.model import ModelTurn, ToolCall
 from solution.lifecycle.roots import Roots
 from solution.sampler import TerminalSampler
@@ -223,7 +225,7 @@ SDK_FEATURES = ROOT / "solution" / "tests" / "sdk_servers" / "features_http.py"
 async def test_over_http_an_sdk_servers_resources_prompts_completions_and_logs(serve: Any, pin: Any) -> None:
     url = serve(str(SDK_FEATURES), "PORT")
     lines: List[str] = []
-    async with Aggregator(config_of([ServerSpec("web", "", url=url, protocol_version=pin)]),
+    async with Aggregator(config_of([HostServerSpec("web", "", url=url, protocol_version=pin)]),
                           request_timeout=10) as tools:
         tools.connector.log_level = "info"
         tools.server_log = ServerLog(lambda key, line: lines.append(line), "info", requested=True)
@@ -244,7 +246,7 @@ async def test_over_http_a_handshake_era_sampling_request_is_answered_after_two_
     (The SDK's 2026-07-28 server has no way to ask without MRTR; the current era's
     sampling is an `inputRequests` round, the same over either transport, shown over stdio above.)"""
     url = serve(str(SDK_FEATURES), "PORT")
-    async with Aggregator(config_of([ServerSpec("web", "", url=url, protocol_version="2025-11-25")]),
+    async with Aggregator(config_of([HostServerSpec("web", "", url=url, protocol_version="2025-11-25")]),
                           request_timeout=10) as tools:
         tools.sampler = TerminalSampler(Model(), person("y", "y"))
         await tools.refresh()

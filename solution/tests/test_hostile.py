@@ -20,7 +20,7 @@ import pytest
 from solution.consent import NO, SESSION, Consent, ConsentRequest, fingerprint
 from solution.jsonrpc import MAX_DEPTH, TooDeep, parse_line
 from solution.naming import model_tool_name
-from solution.process import child_environment
+from solution.stdio_client import child_environment
 from solution.commands.views import ProgressBar
 from solution.translate import make_entry
 from solution.tests.conftest import ROOT
@@ -209,7 +209,7 @@ async def test_the_transcript_says_not_sent_when_a_call_never_left_the_client(fi
     from contextlib import redirect_stdout
 
     from solution.agent import run_agent
-    from solution.aggregator import Aggregator
+    from solution.host.aggregator import Aggregator
     from solution.commands.transcript import print_run
     from solution.config import config_of
     from solution.consent import always

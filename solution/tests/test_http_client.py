@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Optional
 import anyio
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
+from solution.host.config import HostServerSpec, host_options, parse_host_config
 from solution.config import ServerSpec, config_of, parse_config
 from solution.remote.http_client import header_value
 from solution.errors import ConfigError
@@ -35,7 +36,7 @@ def journal(path: Path) -> List[Dict[str, Any]]:
 async def test_the_notes_fixture_over_http_lists_pages_and_calls(serve: Any, tmp_path: Path, era: str) -> None:
     path = tmp_path / "notes.jsonl"
     url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", era, "--journal", str(path))
-    async with Aggregator(config_of([ServerSpec("notes", "", url=url)])) as tools:
+    async with Aggregator(config_of([HostServerSpec("notes", "", url=url)])) as tools:
         await tools.refresh()
         assert tools.offline == {}
         assert {"search", "read_note", "add_note"} <= {e.original_name for e in tools.entries.values()}
@@ -57,7 +58,7 @@ async def test_the_notes_fixture_over_http_lists_pages_and_calls(serve: Any, tmp
 async def test_an_sdk_server_over_http_with_progress_and_iserror(serve: Any, mode: List[str],
                                                                  pin: Optional[str]) -> None:
     url = serve(str(SDK_SERVER), "PORT", *mode)
-    async with Aggregator(config_of([ServerSpec("sdk", "", url=url, protocol_version=pin)])) as tools:
+    async with Aggregator(config_of([HostServerSpec("sdk", "", url=url, protocol_version=pin)])) as tools:
         await tools.refresh()
         assert tools.offline == {}
         reports: List[float] = []
@@ -72,7 +73,7 @@ async def test_an_sdk_server_over_http_with_progress_and_iserror(serve: Any, mod
 
 async def test_a_server_that_is_down_is_offline_with_a_reason() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
-    async with Aggregator(config_of([ServerSpec("gone", "", url=url, headers={"Authorization": "Bearer s3cret"})])) as tools:
+    async with Aggregator(config_of([HostServerSpec("gone", "", url=url, headers={"Authorization": "Bearer s3cret"})])) as tools:
         await tools.refresh()
         assert "cannot connect" in tools.offline["gone"] and "127.0.0.1" in tools.offline["gone"]
         assert "s3cret" not in tools.offline["gone"]
@@ -97,7 +98,7 @@ async def test_a_server_that_answers_a_web_page_is_offline_saying_so() -> None:
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp?key=s3cret"
-        async with Aggregator(config_of([ServerSpec("web", "", url=url, timeout=10)])) as tools:
+        async with Aggregator(config_of([HostServerSpec("web", "", url=url, timeout=10)])) as tools:
             await tools.refresh()
             assert "text/html" in tools.offline["web"] and "s3cret" not in tools.offline["web"]
     finally:
@@ -114,7 +115,7 @@ def test_header_values_go_plain_or_in_the_base64_sentinel() -> None:
 def test_a_remote_entry_in_the_config() -> None:
     text = json.dumps({"mcpServers": {"r": {"type": "http", "url": "https://example.com/mcp",
                                             "headers": {"Authorization": "Bearer ${TOKEN}"}}}})
-    spec = parse_config(text, environ={"TOKEN": "t0ken"}).servers[0]
+    spec = host_options(parse_host_config(text, environ={"TOKEN": "t0ken"}).servers[0])
     assert spec.url == "https://example.com/mcp" and spec.headers == {"Authorization": "Bearer t0ken"}
     assert "t0ken" not in repr(spec)
 
@@ -132,7 +133,7 @@ def test_a_remote_entry_in_the_config() -> None:
 ])
 def test_a_bad_remote_entry_is_one_clear_line(entry: Dict[str, Any], said: str) -> None:
     with pytest.raises(ConfigError) as raised:
-        parse_config(json.dumps({"mcpServers": {"r": entry}}), environ={})
+        parse_host_config(json.dumps({"mcpServers": {"r": entry}}), environ={})
     assert said in str(raised.value) and "s3cret" not in str(raised.value)
 
 
@@ -147,7 +148,7 @@ async def test_marked_parameters_travel_as_headers_and_badly_marked_tools_are_le
     path = tmp_path / "notes.jsonl"
     url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--journal", str(path), "--page-size", "10",
                 "--add-tool", f"by_region={MARKED}", "--add-tool", f"by_score={BADLY_MARKED}")
-    async with Aggregator(config_of([ServerSpec("notes", "", url=url)])) as tools:
+    async with Aggregator(config_of([HostServerSpec("notes", "", url=url)])) as tools:
         await tools.refresh()
         assert tools.find("notes", "by_score") is None
         assert any("by_score" in line and "not string, integer or boolean" in line for line in tools.dropped)
@@ -190,7 +191,7 @@ async def test_a_session_the_server_ended_is_started_again_and_the_call_goes_thr
     path = tmp_path / "old.jsonl"
     url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", "legacy", "--journal", str(path),
                 "--page-size", "10", "--unknown-session", str(status))
-    async with Aggregator(config_of([ServerSpec("old", "", url=url, protocol_version="2025-11-25")])) as tools:
+    async with Aggregator(config_of([HostServerSpec("old", "", url=url, protocol_version="2025-11-25")])) as tools:
         await tools.refresh()
         first = next(e["session"] for e in journal(path) if e["kind"] == "session-started")
         ended = urllib.request.Request(url, method="DELETE", headers={"Mcp-Session-Id": first})
@@ -235,7 +236,7 @@ async def test_a_renewed_session_takes_its_own_stream_and_closes_the_old_one(ser
     url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--era", "legacy", "--journal", str(path),
                 "--page-size", "10")
     with anyio.fail_after(60):  # a stream nobody closes keeps the client from ever closing
-        async with Aggregator(config_of([ServerSpec("old", "", url=url)])) as tools:
+        async with Aggregator(config_of([HostServerSpec("old", "", url=url)])) as tools:
             await tools.refresh()
             first = (await journalled(path, "listen-opened"))[0]["session"]
             ended = urllib.request.Request(url, method="DELETE", headers={"Mcp-Session-Id": first})
@@ -256,7 +257,7 @@ async def test_a_renewed_session_takes_its_own_stream_and_closes_the_old_one(ser
 @pytest.mark.parametrize("era", ["current", "legacy"])
 async def test_a_tool_list_change_arrives_on_the_listen_stream_and_the_table_follows(serve: Any, era: str) -> None:
     url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT", "--era", era)
-    async with Aggregator(config_of([ServerSpec("tickets", "", url=url)])) as tools:
+    async with Aggregator(config_of([HostServerSpec("tickets", "", url=url)])) as tools:
         await tools.refresh()
         assert tools.find("tickets", "plugin.weekly_report") is None
         version = tools.version
@@ -270,7 +271,7 @@ async def test_a_call_that_becomes_a_task_is_followed_to_its_result_over_http(se
                                                                               era: str) -> None:
     path = tmp_path / "tickets.jsonl"
     url = serve(str(ROOT / "servers" / "tickets.py"), "--http", "PORT", "--era", era, "--journal", str(path))
-    async with Aggregator(config_of([ServerSpec("tickets", "", url=url, prefer_tasks=True)])) as tools:
+    async with Aggregator(config_of([HostServerSpec("tickets", "", url=url, prefer_tasks=True)])) as tools:
         await tools.refresh()
         result = await tools.call(tools.find("tickets", "export_tickets").model_name,  # type: ignore[union-attr]
                                   {"format": "csv"})
@@ -284,7 +285,7 @@ async def test_one_fixture_url_answers_both_eras_side_by_side(serve: Any, tmp_pa
     2025-11-25 session; requests with the current era's headers are answered as before."""
     path = tmp_path / "notes.jsonl"
     url = serve(str(ROOT / "servers" / "notes.py"), "--http", "PORT", "--journal", str(path))
-    specs = [ServerSpec("new", "", url=url), ServerSpec("old", "", url=url, protocol_version="2025-11-25")]
+    specs = [HostServerSpec("new", "", url=url), HostServerSpec("old", "", url=url, protocol_version="2025-11-25")]
     async with Aggregator(config_of(specs)) as tools:
         await tools.refresh()
         assert tools.offline == {}
@@ -345,7 +346,7 @@ async def test_an_answer_cut_short_is_said_in_words(framing: str) -> None:
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
-        async with Aggregator(config_of([ServerSpec("cut", "", url=url, protocol_version="2025-11-25")])) as tools:
+        async with Aggregator(config_of([HostServerSpec("cut", "", url=url, protocol_version="2025-11-25")])) as tools:
             await tools.refresh()
     finally:
         httpd.shutdown()

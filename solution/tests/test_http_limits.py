@@ -13,7 +13,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 import anyio
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
+from solution.host.config import HostServerSpec
 from solution.config import ServerSpec, config_of
 from solution.remote.http_client import MAX_MESSAGE_CONNECTIONS
 from solution.lifecycle.server_requests import ANSWERING, BUSY
@@ -127,7 +128,7 @@ def handler(server: Flood) -> type:
 
 
 def connected(url: str) -> Aggregator:
-    return Aggregator(config_of([ServerSpec("flood", "", url=url, protocol_version="2025-11-25")]),
+    return Aggregator(config_of([HostServerSpec("flood", "", url=url, protocol_version="2025-11-25")]),
                       request_timeout=HOLD)
 
 

@@ -20,7 +20,7 @@ from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, EmptyResult, Request, RequestParams, Result
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.tests.conftest import ROOT, Fixture
 

@@ -7,7 +7,8 @@ from typing import Any, List, Optional
 
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
+from solution.host.config import HostServerSpec
 from solution.config import ServerSpec, config_of
 from solution.discovery import list_all_tools
 from solution.jsonrpc import Json
@@ -94,8 +95,8 @@ async def test_the_handshake_era_and_a_list_change_are_never_served_from_the_cac
 def test_another_config_entry_or_the_ability_to_answer_forms_is_another_list() -> None:
     keys = {list_key(SPEC, False), list_key(SPEC, True), list_key(ServerSpec("s", "python", ("other.py",)), False),
             list_key(ServerSpec("s", "python", ("server.py",), {"A": "1"}), False),
-            list_key(ServerSpec("s", "", url="http://127.0.0.1:1/mcp", headers={"Authorization": "x"}), False),
-            list_key(ServerSpec("s", "", url="http://127.0.0.1:1/mcp", headers={"Authorization": "y"}), False)}
+            list_key(HostServerSpec("s", "", url="http://127.0.0.1:1/mcp", headers={"Authorization": "x"}), False),
+            list_key(HostServerSpec("s", "", url="http://127.0.0.1:1/mcp", headers={"Authorization": "y"}), False)}
     assert len(keys) == 6 and not any("Authorization" in key for key in keys)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import config_of
 
 

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
+from solution.host.config import HostServerSpec
 from solution.config import ServerSpec, config_of
+from solution.host.on_demand import OnDemandMetaTools
 from solution.meta_tools import CALL, INSPECT, SEARCH, MetaTools, rank, too_many
 from solution.tests.conftest import ROOT, Fixture
 from solution.translate import make_entry
@@ -57,12 +59,12 @@ async def test_meta_tools_find_one_among_500_and_call_it_by_its_original_name(fi
 async def test_an_on_demand_server_joins_when_searched_for_and_leaves_after(fixture: Any) -> None:
     notes = fixture("notes")
     tickets: Fixture = fixture("tickets")
-    lazy = ServerSpec("tickets", sys.executable, tickets.spec.args, {}, str(ROOT), on_demand=True,
+    lazy = HostServerSpec("tickets", sys.executable, tickets.spec.args, {}, str(ROOT), on_demand=True,
                       description="support tickets and queues")
     async with Aggregator(config_of([notes.spec, lazy])) as tools:
         await tools.refresh()
         assert "tickets" not in tools.connections and tickets.entries() == []  # never started
-        meta = MetaTools(tools)
+        meta = OnDemandMetaTools(tools)
         found = await meta.call(SEARCH, {"query": "close a support ticket"})
         assert "close_ticket" in found["content"][0]["text"] and meta.attached == ["tickets"]
         await meta.release()

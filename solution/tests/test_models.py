@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 import pytest
 
 from solution.agent import run_agent
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.model_apis import AnthropicModel, HttpSettings, OpenAIModel, choose_model, tool_message_content, tool_result_content
 from solution.host.breaker import Breaker
 from solution.config import config_of

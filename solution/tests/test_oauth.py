@@ -16,7 +16,7 @@ from solution.remote.oauth import (AuthFailed, ServerMetadata, as_metadata_urls,
                             unattended, union_scopes)
 from solution.remote.oauth_forms import (Attempt, authorization_url, client_authentication, code_from_redirect, s256,
                                   token_form, tokens_from)
-from solution.redact import redacted
+from solution.untrusted import redacted
 from solution.remote.tokens import Client, Tokens
 
 ISSUER = "https://auth.example.com"

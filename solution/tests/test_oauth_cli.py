@@ -199,7 +199,8 @@ class Elsewhere(BaseHTTPRequestHandler):
 
 @pytest.mark.anyio
 async def test_metadata_for_another_resource_is_refused_before_any_sign_in() -> None:
-    from solution.aggregator import Aggregator
+    from solution.host.aggregator import Aggregator
+    from solution.host.config import HostServerSpec
     from solution.config import ServerSpec, config_of
     from solution.remote.oauth import OAuthSettings
     from solution.remote.sign_in import follow
@@ -209,7 +210,7 @@ async def test_metadata_for_another_resource_is_refused_before_any_sign_in() -> 
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/mcp"
-        async with Aggregator(config_of([ServerSpec("mcp", "", url=url, timeout=20)])) as tools:
+        async with Aggregator(config_of([HostServerSpec("mcp", "", url=url, timeout=20)])) as tools:
             tools.connector.oauth = OAuthSettings(TokenStore(None), sign_in=follow)
             await tools.refresh()
         assert "speaks for another resource (https://evil.example.com/mcp); not signing in" in tools.offline["mcp"]

@@ -16,9 +16,10 @@ from typing import Any, Iterator, Optional
 import anyio
 import pytest
 
-from solution import process
+from solution.host import process
 from solution.config import ServerSpec
 from solution.errors import ServerGone
+from solution.host.server_client import ServerClient
 from solution.stdio_client import StdioClient
 from solution.tests.conftest import ROOT
 
@@ -55,11 +56,11 @@ def ended_within(pid: int, seconds: float) -> bool:
 CLIENT = """
 import sys, anyio
 from solution.config import ServerSpec
-from solution.stdio_client import StdioClient
+from solution.host.server_client import ServerClient
 async def main():
     async with anyio.create_task_group() as group:
         # A server deaf to its stdin closing: only the death signal can end it.
-        client = StdioClient(ServerSpec("deaf", sys.executable, ("-c", "import time; time.sleep(120)")))
+        client = ServerClient(ServerSpec("deaf", sys.executable, ("-c", "import time; time.sleep(120)")))
         await client.start(group)
         print(client.pid, flush=True)
         await anyio.sleep(120)
@@ -70,7 +71,7 @@ anyio.run(main)
 @pytest.mark.skipif(not LINUX, reason="the death signal is Linux's")
 def test_a_server_dies_with_a_client_killed_without_warning(way: str) -> None:
     program = CLIENT if way == "setpriv" else (
-        "from solution import process\nprocess._SETPRIV['path'] = None\n" + CLIENT)
+        "from solution.host import process\nprocess._SETPRIV['path'] = None\n" + CLIENT)
     client = subprocess.Popen([sys.executable, "-c", program], cwd=ROOT, stdout=subprocess.PIPE)
     server: Optional[int] = None
     try:
@@ -113,7 +114,7 @@ async def test_a_missing_command_fails_the_start_with_its_reason(way: str, tmp_p
         with anyio.fail_after(30):
             async with anyio.create_task_group() as group:
                 try:
-                    await StdioClient(spec).start(group)
+                    await ServerClient(spec).start(group)
                 except ServerGone as exc:
                     told = str(exc)
         assert said in told, (spec.command, told)

@@ -8,9 +8,11 @@ from typing import Any, List, Optional, Tuple
 import anyio
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import ServerSpec, config_of
 from solution.errors import RequestTimeout
+from solution.host.config import HostServerSpec
+from solution.host.server_client import ServerClient
 from solution.stdio_client import StdioClient
 
 Seen = List[Tuple[float, Optional[float], str]]
@@ -41,11 +43,12 @@ async def test_progress_extends_the_timeout_only_when_configured(fixture: Any, r
     # outlasts the timeout, and no gap between reports comes near it.
     spec = fixture("tickets", "", "--progress-steps", "100", "--progress-gap", "0.03").spec
     async with anyio.create_task_group() as group:
-        client = StdioClient(ServerSpec(spec.alias, spec.command, spec.args, {}, spec.cwd), request_timeout=2.0)
+        client = ServerClient(HostServerSpec(spec.alias, spec.command, spec.args, {}, spec.cwd,
+                                             progress_resets_timeout=resets), request_timeout=2.0)
         await client.start(group)
         try:
             call = client.request("tools/call", {"name": "rebuild_index", "arguments": {}},
-                                  on_progress=lambda p, t, m: None, progress_resets_timeout=resets)
+                                  on_progress=lambda p, t, m: None)
             if resets:
                 assert (await call)["structuredContent"] == {"tickets": 3}
             else:

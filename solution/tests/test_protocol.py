@@ -20,6 +20,6 @@ def test_a_missing_result_type_means_complete_and_an_unknown_one_is_refused() ->
         complete_result("m", {"resultType": "task"})
     with pytest.raises(ProtocolViolation, match="input_required"):
         complete_result("m", {"resultType": "input_required"})
-    assert complete_result("m", {"resultType": "input_required"}, allow_input_required=True)
+    assert complete_result("m", {"resultType": "input_required"}, ("complete", "input_required"))
     with pytest.raises(ProtocolViolation, match="not a JSON object"):
         complete_result("m", [1])

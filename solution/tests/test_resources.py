@@ -7,9 +7,10 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from solution.lifecycle.contents import MAX_BLOB_BYTES, blob_size, contents_text
+from solution.model import MAX_BLOB_BYTES, blob_size, contents_text
 from solution.errors import ProtocolViolation
-from solution.resource_links import Offers, links_in, read_result
+from solution.lifecycle.read_resource import links_in, read_result
+from solution.resource_links import Offers
 from solution.lifecycle.resources import complete, list_all
 from solution.lifecycle.server_prompts import assignments, missing_arguments, prompt_question, split_target, unknown_arguments
 

@@ -120,12 +120,12 @@ def test_an_audit_log_that_fails_mid_run_is_one_line_saying_the_call_went_out(tm
     log = tmp_path / "audit.jsonl"
     script = (
         "import os, sys, runpy, pathlib\n"
-        "from solution import consent\n"
-        "real = consent.AuditLog.record\n"
+        "from solution.host import audit\n"
+        "real = audit.AuditLog.record\n"
         "def record(self, **fields):\n"
         f"    os.unlink({str(log)!r}); os.mkfifo({str(log)!r})\n"
         "    return real(self, **fields)\n"
-        "consent.AuditLog.record = record\n"
+        "audit.AuditLog.record = record\n"
         "sys.argv = ['solution', 'call', 'mcp__notes__read_note', '{\"id\": \"n-2\"}', '--audit', "
         f"{str(log)!r}]\n"
         "runpy.run_module('solution', run_name='__main__')\n")

@@ -8,11 +8,12 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from solution.model import Message, ModelTurn
-from solution.sampler import TerminalSampler, model_configured, offered
-from solution.lifecycle.sampling import (Budget, Declined, approved, conversation, cut_reply, describe_ask, sampling_ask)
+from solution.commands.features import model_configured, offered
+from solution.sampler import TerminalSampler
+from solution.sampler import (Budget, Declined, approved, conversation, cut_reply, describe_ask, sampling_ask)
 from solution.lifecycle.server_requests import answer_server_request
 from solution.commands.terminal import Terminal
-from solution.tool_calls import call_tool
+from solution.task_calls.tool_call import call_with_tasks as call_tool
 from solution.translate import make_entry
 
 ASK: Dict[str, Any] = {"messages": [{"role": "user", "content": {"type": "text", "text": "Sum up \x1b[2Jthis"}}],

@@ -17,11 +17,12 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from solution.agent import run_agent
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
+from solution.host.config import HostServerSpec
 from solution.config import ServerSpec, config_of
 from solution.remote.http_wire import Url
 from solution.model import Message, ModelTurn, ToolCall
-from solution.redact import HIDDEN
+from solution.untrusted import HIDDEN
 from solution.tests.conftest import ROOT
 from solution.tests.conftest import free_port
 
@@ -106,7 +107,7 @@ class Recorder:
 
 @pytest.mark.anyio
 async def test_the_model_is_never_sent_a_header_value_however_the_server_echoes_it(echo: str) -> None:
-    specs = [ServerSpec(alias, "", url=e["url"], headers=e["headers"], protocol_version="2025-11-25", timeout=30)
+    specs = [HostServerSpec(alias, "", url=e["url"], headers=e["headers"], protocol_version="2025-11-25", timeout=30)
              for alias, e in entries(echo).items()]
     model = Recorder()
     async with Aggregator(config_of(specs)) as tools:
@@ -153,7 +154,7 @@ def test_a_header_value_that_cannot_be_sent_is_refused_with_the_config_by_name(t
 
 @pytest.mark.anyio
 async def test_a_spec_made_in_code_with_a_value_that_cannot_be_sent_names_the_header_only(echo: str) -> None:
-    spec = ServerSpec("coded", "", url=f"{echo}/mcp", headers={"Authorization": f"{SECRET} "}, timeout=30)
+    spec = HostServerSpec("coded", "", url=f"{echo}/mcp", headers={"Authorization": f"{SECRET} "}, timeout=30)
     async with Aggregator(config_of([spec])) as tools:
         await tools.refresh()
         why = tools.offline["coded"]  # as the library holds it, before anything is shown
@@ -175,6 +176,6 @@ def test_a_key_in_a_urls_path_is_not_shown(url: str, shown: str) -> None:
 @pytest.mark.anyio
 async def test_a_key_in_the_path_of_a_server_that_is_down_is_not_in_its_reason(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}/v1/k9x8c7v6b5n4m3q2w1e0/mcp"
-    async with Aggregator(config_of([ServerSpec("gone", "", url=url)])) as tools:
+    async with Aggregator(config_of([HostServerSpec("gone", "", url=url)])) as tools:
         await tools.refresh()
         assert "cannot connect" in tools.offline["gone"] and "k9x8c7v6b5n4m3q2w1e0" not in tools.offline["gone"]

@@ -90,9 +90,24 @@ async def test_requests_carry_the_envelope_and_replies_match_by_id(fixture: Any)
     first = next(e for e in notes.entries() if e["kind"] == "in")
     meta = first["msg"]["params"]["_meta"]
     assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    # The core declares nothing: it answers no question a server may ask, and follows no task.
+    assert meta["io.modelcontextprotocol/clientCapabilities"] == {}
+    assert not alive(notes.pid)
+
+
+@pytest.mark.anyio
+async def test_the_references_client_declares_tasks_and_only_what_something_stands_behind(fixture: Any) -> None:
+    from solution.host.server_client import ServerClient
+
+    notes = fixture("notes")
+    async with anyio.create_task_group() as group:
+        client = ServerClient(notes.spec)
+        await client.start(group)
+        await client.request("tools/list")
+        await client.aclose()
+    meta = next(e for e in notes.entries() if e["kind"] == "in")["msg"]["params"]["_meta"]
     # tasks always (the client can follow them); no elicitation: nothing here could answer
     assert meta["io.modelcontextprotocol/clientCapabilities"] == {"extensions": {"io.modelcontextprotocol/tasks": {}}}
-    assert not alive(notes.pid)
 
 
 @pytest.mark.anyio

@@ -10,7 +10,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import config_of
 from solution.stubs import module_for, stub_modules
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 import anyio
 import pytest
 
-from solution.aggregator import Aggregator
+from solution.host.aggregator import Aggregator
 from solution.config import config_of
 from solution.elicitation import Elicitor, Question
 from solution.tasks import TaskState
@@ -246,7 +246,7 @@ async def test_polling_waits_the_interval_the_server_suggests(fixture: Any) -> N
 
 
 async def test_a_required_tool_the_server_cannot_run_as_a_task_is_not_offered(fixture: Any) -> None:
-    from solution.tasks import unusable
+    from solution.task_calls.support import unusable
     tool = {"name": "research", "execution": {"taskSupport": "required"}}
     assert unusable(tool, "legacy", {"tools": {}}) is not None
     assert unusable(tool, "legacy", {"tasks": {"requests": {"tools": {"call": {}}}}}) is None
@@ -256,7 +256,7 @@ async def test_a_required_tool_the_server_cannot_run_as_a_task_is_not_offered(fi
 # -- the protocol half, without processes ---------------------------------------------
 
 def test_handles_are_read_in_each_eras_own_spelling() -> None:
-    from solution.tasks import handle_of
+    from solution.task_calls.support import handle_of
     current = handle_of({"resultType": "task", "taskId": "a", "status": "working", "ttlMs": 5000,
                          "pollIntervalMs": 250}, "current")
     legacy = handle_of({"task": {"taskId": "b", "status": "working", "ttl": None, "pollInterval": 2000}}, "legacy")
@@ -298,7 +298,7 @@ def test_settled_ends_the_wait_only_at_a_terminal_status() -> None:
 
 
 def test_the_handshake_era_asks_for_a_task_only_where_the_tool_and_server_allow_it() -> None:
-    from solution.tasks import ask_for_task
+    from solution.task_calls.support import ask_for_task
     runs: Dict[str, Any] = {"tasks": {"requests": {"tools": {"call": {}}}}}
     required, optional = {"execution": {"taskSupport": "required"}}, {"execution": {"taskSupport": "optional"}}
     assert ask_for_task(required, "legacy", runs, False)
@@ -392,7 +392,8 @@ async def test_failed_polls_back_off_and_a_slow_poll_is_not_a_failed_task() -> N
 
 def test_an_answer_about_another_task_is_a_protocol_violation() -> None:
     from solution.errors import ProtocolViolation
-    from solution.tasks import read_state, same_task
+    from solution.task_calls.support import same_task
+    from solution.tasks import read_state
     mine = read_state({"taskId": "mine", "status": "working"}, "current")
     assert same_task(mine, "mine") is mine
     with pytest.raises(ProtocolViolation, match="answered about another task"):

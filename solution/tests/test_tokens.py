@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from solution.redact import HIDDEN, redacted
+from solution.untrusted import HIDDEN, redacted
 from solution.host.safe_files import UnsafeFile
 from solution.remote.tokens import Client, Record, Tokens, TokenStore
 

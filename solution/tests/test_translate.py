@@ -93,8 +93,9 @@ def fan_out(levels: int, width: int = 10) -> Dict[str, Any]:
 
 
 def test_a_schema_that_fans_out_is_given_up_on_after_a_budget_of_steps() -> None:
-    from solution.host.patterns import MAX_STEPS
-    entry = make_entry("s", {"name": "t", "inputSchema": fan_out(6)}, "t")
+    # The reference's entries bound their checks (the core's check whatever they are given).
+    from solution.host.patterns import MAX_STEPS, BoundedToolEntry
+    entry = make_entry("s", {"name": "t", "inputSchema": fan_out(6)}, "t", BoundedToolEntry)
     # A million paths to a value that fits none of them: without a budget, minutes and gigabytes.
     said = argument_errors(entry, {"x": 5})
     assert said is not None and "could not be checked" in said and f"more than {MAX_STEPS} steps" in said

@@ -18,18 +18,17 @@ from typing import Any, Callable, Dict, List, Optional
 
 import anyio
 
-from ..aggregator import Aggregator
-from ..host.calling import NOT_SENT
-from ..errors import AuditFailed
+from ..aggregator import NOT_SENT
 from ..errors import error_result
-from ..meta_tools import Front
+from ..host.aggregator import Aggregator
+from ..host.audit import AuditFailed
 from ..jsonrpc import Json
-from ..meta_tools import CONTEXT_WINDOW, tool_share
+from ..meta_tools import CONTEXT_WINDOW, Front, tool_share
 from ..model import result_text
-from .sandbox import HostModule, Limits, missing, run_in_sandbox
 from ..stdio_client import ProgressHandler
 from ..stubs import StubModule, stub_modules
 from ..translate import ToolEntry
+from .sandbox import HostModule, Limits, missing, run_in_sandbox
 
 RUN_SCRIPT = "run_script"
 # The stubs' share of the context window. Code mode is one tool whatever the
@@ -106,6 +105,7 @@ class CodeMode(Front):
 
     def __init__(self, tools: Aggregator, limits: Limits = Limits()) -> None:
         super().__init__(tools)
+        self.calls = tools  # the reference's aggregator: its calls are audited, with who made them
         self.limits = limits
         self.runs: List[ScriptRun] = []
         self._one_at_a_time = anyio.Lock()
@@ -177,7 +177,7 @@ class CodeMode(Front):
                 if entry is None:
                     raise RuntimeError(f"{module.name}.{function}: the tool is no longer offered by '{alias}'")
                 try:
-                    result = await self.tools.call(entry.model_name, arguments, via=RUN_SCRIPT)
+                    result = await self.calls.call(entry.model_name, arguments, via=RUN_SCRIPT)
                 except AuditFailed as exc:  # no `except` in the script may swallow this
                     run.failure = exc
                     raise RuntimeError("the client stopped: its audit log failed") from None

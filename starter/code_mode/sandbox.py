@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Optional
 
 import anyio
 
-from ..process import watch_worker
+from ..host.process import watch_worker
 
 INSTALL = "pip install -e '.[codemode]'"
 SCRIPT_NAME = "script.py"

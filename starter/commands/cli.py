@@ -31,27 +31,32 @@ from typing import Any, AsyncIterator, Dict, List, Optional
 import anyio
 
 from ..agent import ToolProvider, run_agent
-from ..aggregator import Aggregator
+from ..code_mode.mock_code import CodeModeMock
 from ..code_mode.run_script import RUN_SCRIPT, CodeMode
-from ..config import Config, load_config
-from ..consent import NO, ONCE, SESSION, AuditLog, Consent, ConsentRequest, always
-from ..errors import AuditFailed, ConfigError, ModelApiError
-from ..meta_tools import MetaTools, too_many
-from ..model import result_text
-from .options import DEFAULT_CONFIG, parse
-from .login import oauth_settings, sign_in_command
-from ..model_apis import choose_model
-from .needed import servers_needed
-from ..process import guard_process_tree
 from ..code_mode.sandbox import missing as sandbox_missing
-from .prompts import TaskLines, terminal_elicitor
-from .terminal import Terminal
+from ..config import Config
+from ..consent import NO, ONCE, SESSION, Consent, ConsentRequest, always
+from ..errors import ConfigError, ModelApiError
+from ..host.aggregator import Aggregator
+from ..host.audit import AuditFailed, AuditLog
+from ..host.config import load_host_config
+from ..host.on_demand import OnDemandMetaTools
+from ..host.process import guard_process_tree
+from ..meta_tools import too_many
+from ..mock_model import MockModel
+from ..model import result_text
+from ..model_apis import choose_model
 from ..stubs import stub_modules
 from ..task_calls.task_runner import TaskBook
+from ..untrusted import json_text, shown
+from .features import FEATURE_COMMANDS, LISTINGS, feature_command, serve_servers
+from .login import oauth_settings, sign_in_command
+from .needed import servers_needed
+from .options import DEFAULT_CONFIG, parse
+from .prompts import TaskLines, terminal_elicitor
+from .terminal import Terminal
 from .transcript import print_run, run_json, script_json, script_lines
 from .views import ProgressBar, print_table, table_json
-from .features import FEATURE_COMMANDS, LISTINGS, feature_command, serve_servers
-from ..untrusted import json_text, shown
 
 
 def default_config() -> Path:
@@ -230,9 +235,11 @@ async def answer(tools: Aggregator, options: argparse.Namespace, question: str, 
         if no_sandbox():
             return 2
         provider = CodeMode(tools)
+        if isinstance(model, MockModel):  # the mock writes its script from the stubs, as a model would
+            model = CodeModeMock()
         note += "; code mode: the model writes one script for run_script"
     elif too_many(tools):  # the whole table would crowd the context: the meta-tools instead
-        provider = MetaTools(tools)
+        provider = OnDemandMetaTools(tools)
         offered = [tool["name"] for tool in provider.model_tools()]
         note += f"; {len(tools.entries)} tools, so the model gets {', '.join(offered[:-1])} and {offered[-1]}"
     try:
@@ -242,7 +249,7 @@ async def answer(tools: Aggregator, options: argparse.Namespace, question: str, 
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:
-        if isinstance(provider, MetaTools):
+        if isinstance(provider, OnDemandMetaTools):
             await provider.release()
     scripts = provider.runs if isinstance(provider, CodeMode) else []
     if options.json:
@@ -309,7 +316,7 @@ async def resume_tasks(tools: Aggregator, as_json: bool) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     options = parse(sys.argv[1:] if argv is None else argv, f"python -m {__package__.split('.')[0]}")
     try:
-        config = load_config(options.config or default_config())
+        config = load_host_config(options.config or default_config())
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, Sequence
 
 from ..agent import AgentRun, Step
-from .bill import bill_of
-from ..host.calling import NOT_SENT
+from ..aggregator import NOT_SENT
 from ..code_mode.run_script import RUN_SCRIPT, ScriptRun
 from ..model import result_text
 from ..untrusted import json_text, shown
+from .bill import bill_of
 
 
 def shorten(text: str, limit: int = 160) -> str:

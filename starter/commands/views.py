@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any, Dict, TextIO
 
-from ..aggregator import Aggregator
+from ..host.aggregator import Aggregator
 from ..untrusted import shown
 
 

@@ -14,21 +14,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from anyio.abc import TaskGroup
 
+from ..aggregator import Connection, listen_filter
 from ..config import ServerSpec
+from ..discovery import LEGACY_VERSION, PROTOCOL_VERSION, ServerInfo, discover, handshake, list_all_tools
 from ..elicitation import Elicitor
-from ..discovery import ServerInfo, discover, handshake, list_all_tools
 from ..errors import ClientError, ServerGone
 from ..jsonrpc import Json
-from .list_cache import CachedLister, Key, ListCache, list_key
-from ..discovery import LEGACY_VERSION, PROTOCOL_VERSION
 from ..lifecycle.roots import Roots
-from ..lifecycle.sampling import Sampler
+from ..sampler import Sampler
 from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, StdioClient
+from .config import host_options
+from .list_cache import CachedLister, Key, ListCache, list_key
+from .server_client import ServerClient
 
 if TYPE_CHECKING:  # a config without remote servers never loads the OAuth parts either
     from ..remote.oauth import OAuthSettings
@@ -38,35 +39,14 @@ NOTICES = ("notifications/message", "notifications/resources/list_changed", "not
            "notifications/prompts/list_changed")
 
 
-def listen_filter(capabilities: Json) -> Json:
-    """What a 2026-07-28 listen stream asks for: each list change the server can announce."""
-    wanted: Json = {}
-    for capability, key in (("tools", "toolsListChanged"), ("prompts", "promptsListChanged"),
-                            ("resources", "resourcesListChanged")):
-        section = capabilities.get(capability)
-        if isinstance(section, dict) and section.get("listChanged"):
-            wanted[key] = True
-    return wanted
-
-
 def client_for(spec: ServerSpec, *, request_timeout: float, close_grace: float,
-               oauth: "Optional[OAuthSettings]" = None) -> StdioClient:
+               oauth: "Optional[OAuthSettings]" = None) -> ServerClient:
     """The client for a server's transport: a process over stdio, or a URL over HTTP
     (signing in as `oauth` allows, when the server asks)."""
-    if spec.url is not None:
+    if host_options(spec).url is not None:
         from ..remote.http_client import HttpClient  # only a config with remote servers loads h11
         return HttpClient(spec, request_timeout=request_timeout, close_grace=close_grace, oauth=oauth)
-    return StdioClient(spec, request_timeout=request_timeout, close_grace=close_grace)
-
-
-@dataclass
-class Connection:
-    """A server that answered discovery: its client and what it offered."""
-
-    alias: str
-    client: StdioClient
-    info: ServerInfo
-    tools: List[Json]
+    return ServerClient(spec, request_timeout=request_timeout, close_grace=close_grace)
 
 
 class Connector:
@@ -88,7 +68,7 @@ class Connector:
     async def connect(self, spec: ServerSpec, task_group: TaskGroup, clients: List[StdioClient]) -> Connection:
         """Start one server, discover it and list all its tools. Every client
         made is appended to `clients`, so whoever owns that list can end it."""
-        era = ERAS.get(spec.protocol_version or "") or self.eras.get(spec.alias)
+        era = ERAS.get(host_options(spec).protocol_version or "") or self.eras.get(spec.alias)
         try:
             return await self._attempt(spec, task_group, clients, era)
         except ServerGone:
@@ -134,7 +114,7 @@ class Connector:
             raise
         return Connection(alias, client, info, tools)
 
-    async def _ask_for_logs(self, client: StdioClient, info: ServerInfo) -> None:
+    async def _ask_for_logs(self, client: ServerClient, info: ServerInfo) -> None:
         """The user's --log-level: in 2026-07-28 on every request (an opt-in any server may
         honour; the SDK's servers do without declaring `logging`, which is deprecated), in
         the handshake era once by `logging/setLevel`, to a server that declares logging."""

@@ -22,48 +22,22 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from anyio.abc import TaskGroup
-
-from ..host.calling import ToolCalls, not_sent
-from ..errors import ClientError
-from ..errors import error_result, reason
+from ..aggregator import Relists, not_sent
+from ..config import Config
+from ..errors import ClientError, error_result, reason
+from ..host.calling import ToolCalls
 from ..jsonrpc import Json
-from ..resource_links import READ_RESOURCE, Offers, links_in, read_entry, read_result, read_tool
-from .resources import complete, get_prompt, list_all, read, subscribe
-from .server_log import ServerLog
-from ..stdio_client import ProgressHandler
+from ..resource_links import READ_RESOURCE, Offers
+from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, ProgressHandler
 from ..translate import ToolEntry
 from ..untrusted import shown
+from .read_resource import links_in, read_entry, read_result, read_tool
+from .resources import complete, get_prompt, list_all, read, subscribe
+from .server_log import ServerLog
 
 Notice = Callable[[str, str], None]  # (alias, what: a list's method, or a resource's URI)
 CHANGED = {"notifications/resources/list_changed": ("resources/list", "resources/templates/list"),
            "notifications/prompts/list_changed": ("prompts/list",)}
-
-
-class Relists:
-    """At most one re-list running per server, and one owed: however many changes are
-    announced while one runs (2,000 at once, from a hostile server), one more follows
-    it, and that one sees them all. None is lost: the owed one starts after."""
-
-    def __init__(self) -> None:
-        self._owed: Dict[str, bool] = {}  # alias -> a change came while its re-list ran
-
-    def begin(self, alias: str) -> bool:
-        """True: re-list now. False: one is running, and now owes another."""
-        if alias in self._owed:
-            self._owed[alias] = True
-            return False
-        self._owed[alias] = False
-        return True
-
-    def again(self, alias: str) -> bool:
-        """After a re-list: True when a change came while it ran (and it is run again)."""
-        owed = self._owed.get(alias, False)
-        self._owed[alias] = False
-        return owed
-
-    def end(self, alias: str) -> None:
-        self._owed.pop(alias, None)
 
 
 class FeatureError(ClientError):
@@ -71,10 +45,10 @@ class FeatureError(ClientError):
 
 
 class Features(ToolCalls):
-    # Provided by the Aggregator.
-    _task_group: Optional[TaskGroup]
-
-    def _start_features(self) -> None:
+    def __init__(self, config: Config, *, request_timeout: float = DEFAULT_TIMEOUT,
+                 discovery_timeout: Optional[float] = None, close_grace: float = CLOSE_GRACE) -> None:
+        super().__init__(config, request_timeout=request_timeout, discovery_timeout=discovery_timeout,
+                         close_grace=close_grace)
         self.offers = Offers()
         self.listed: Dict[Tuple[str, str], List[Json]] = {}  # (alias, method) -> the whole list
         self.server_log: Optional[ServerLog] = None
@@ -83,6 +57,13 @@ class Features(ToolCalls):
         self.subscribed: Dict[str, List[str]] = {}  # alias -> URIs, in the order subscribed
         self._subscription_streams: Dict[str, str] = {}  # alias -> the listen stream carrying its subscriptions
         self._feature_relists = Relists()
+
+    async def refresh(self) -> None:
+        self.listed, self.subscribed = {}, {}  # the servers are started anew: nothing they said is kept
+        await super().refresh()
+
+    def model_tools(self, api: str = "anthropic") -> List[Dict[str, Any]]:
+        return super().model_tools(api) + self.resource_tools(api)
 
     # -- notices from servers (must not block) -----------------------------------
 

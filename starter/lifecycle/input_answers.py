@@ -19,11 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
-from ..elicitation import Elicitor, answer
+from ..elicitation import Elicitor
 from ..errors import reason
 from ..jsonrpc import Json
+from ..sampler import Declined, Sampler
+from .forms import answer
 from .roots import Roots
-from .sampling import Declined, Sampler
 
 ELICIT, SAMPLE, ROOTS = "elicitation/create", "sampling/createMessage", "roots/list"
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from .contents import contents_text, link_text
 from ..jsonrpc import Json
-from ..redact import redacted
+from ..model import contents_text, link_text
+from ..untrusted import redacted
 from ..untrusted import shown
 
 

@@ -45,16 +45,17 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from ..config import ServerSpec
+from ..discovery import PROTOCOL_VERSION
 from ..errors import ClientError, McpError, ProtocolViolation, ServerGone
-from .http_wire import Exchange, HttpFailure, Response, Url
+from ..host.server_client import ServerClient
 from ..jsonrpc import Json, Pending, RequestId, encode
+from ..sse import Event, EventStream, EventTooLarge
+from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, MAX_LINE_BYTES
+from ..untrusted import shown
+from .http_wire import Exchange, HttpFailure, Response, Url
 from .oauth import OAuthSettings
 from .oauth_flow import authorized, authorizer_for
 from .param_headers import Mirror, mirrors, param_headers
-from ..discovery import PROTOCOL_VERSION
-from ..sse import Event, EventStream, EventTooLarge
-from ..stdio_client import CLOSE_GRACE, DEFAULT_TIMEOUT, MAX_LINE_BYTES, StdioClient
-from ..untrusted import shown
 
 ACCEPT = "application/json, text/event-stream"
 ERROR_BODY_BYTES = 64 * 1024  # of a non-2xx answer, read for a JSON-RPC error
@@ -107,15 +108,15 @@ async def parsed(events: EventStream, chunk: bytes) -> List[Event]:
     return found
 
 
-class HttpClient(StdioClient):
+class HttpClient(ServerClient):
     def __init__(self, spec: ServerSpec, *, request_timeout: float = DEFAULT_TIMEOUT,
                  close_grace: float = CLOSE_GRACE, oauth: Optional[OAuthSettings] = None) -> None:
         super().__init__(spec, request_timeout=request_timeout, close_grace=close_grace)
-        assert spec.url is not None
-        self.url = Url.parse(spec.url)
+        assert self.options.url is not None
+        self.url = Url.parse(self.options.url)
         # OAuth (oauth_flow.py): every exchange below goes through `authorized`, which sends
         # the token and, on a 401 or a 403 for scope, signs in again and resends. None: no OAuth.
-        self.auth = authorizer_for(spec, oauth)
+        self.auth = authorizer_for(self.options, oauth)
         self.session_id: Optional[str] = None  # handshake era, when the server gave one
         self._initialize: Optional[Pending] = None  # handshake era: the initialize request, once sent
         self._streams: Dict[RequestId, anyio.CancelScope] = {}
@@ -171,7 +172,7 @@ class HttpClient(StdioClient):
                 headers.append(("MCP-Protocol-Version", self.negotiated))
             if self.session_id:
                 headers.append(("Mcp-Session-Id", self.session_id))
-        return headers + list(self.spec.headers.items())
+        return headers + list(self.options.headers.items())
 
     async def _send(self, message: Json) -> None:
         if self._closed or self._task_group is None:

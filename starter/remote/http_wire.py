@@ -22,7 +22,7 @@ import anyio
 import anyio.abc
 import h11
 
-from ..redact import shown_path
+from .urls import shown_path
 
 READ_BYTES = 64 * 1024
 MAX_HEADER_BYTES = 64 * 1024  # a response's status line and headers together

@@ -1,8 +1,10 @@
-"""Starting and stopping a server process, with nothing left behind.
+"""A server process that cannot outlive the client, however the client ends.
 
-A server runs in its own process group, so closing it can end any children it
-started; on Linux it is also bound to die with this process (PR_SET_PDEATHSIG),
-so not even a SIGKILL of the client leaves it running. Every wait is bounded.
+The core starts each server in a process group of its own, so closing it can
+end any children it started (stdio_client.spawn). The reference goes further:
+on Linux the server is bound to die with this process (PR_SET_PDEATHSIG), so
+not even a SIGKILL of the client leaves it running, and a watchdog process
+(watchdog.py) ends the groups of servers whose own children would outlive them.
 
 The death signal is asked for by util-linux's `setpriv`, which sets it and then
 runs the server in its own place (same process), where setpriv can: a hook that
@@ -20,32 +22,14 @@ import shutil
 import signal
 import subprocess
 import sys
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
-import anyio
 from anyio._core._eventloop import get_async_backend
 from anyio.abc import Process
 
-from .host.watchdog import Watchdog
+from .watchdog import Watchdog
 
 IS_POSIX = os.name == "posix"
-# What a server sees of the user's environment unless its config says more:
-# enough to find programs and a home, nothing that holds a secret (as the
-# official SDKs do). API keys and tokens stay with the client.
-BASE_ENV = (("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR") if IS_POSIX else
-            ("APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT", "PROCESSOR_ARCHITECTURE",
-             "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"))
-
-
-def child_environment(own: Mapping[str, str], inherit: "bool | Tuple[str, ...]",
-                      parent: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
-    """The environment a server starts with: the short base list, the names the
-    config lets through (all of them with `inherit=True`), then its own `env`."""
-    parent = os.environ if parent is None else parent
-    names = parent.keys() if inherit is True else (*BASE_ENV, *(inherit or ()))
-    found = {name: parent[name] for name in names if name in parent}
-    found.update(own)
-    return found
 
 
 def _die_with_parent() -> Optional[Callable[[], None]]:
@@ -110,6 +94,8 @@ def runnable(program: str, cwd: Optional[str], env: Mapping[str, str]) -> bool:
     if any(os.path.exists(p) for p in places):
         raise PermissionError(f"not executable: {program}")
     raise FileNotFoundError(f"not found: {program}")
+
+
 _WATCHDOG: Optional[Watchdog] = None  # set by guard_process_tree (the command line does)
 
 
@@ -123,10 +109,11 @@ def guard_process_tree() -> Watchdog:
     return _WATCHDOG
 
 
-async def spawn(argv: List[str], cwd: Optional[str], env: Dict[str, str]) -> Process:
+async def spawn(argv: Sequence[str], cwd: Optional[str], env: Mapping[str, str]) -> Process:
     """Start the server with pipes, in its own process group (so close can end
     its children too) and, on Linux, bound to live no longer than us."""
-    options: Dict[str, Any] = {"cwd": cwd, "env": env, "start_new_session": IS_POSIX}
+    argv = list(argv)
+    options: Dict[str, Any] = {"cwd": cwd, "env": dict(env), "start_new_session": IS_POSIX}
     setpriv = _setpriv() if _DIE_WITH_PARENT is not None else None
     if setpriv is not None and runnable(argv[0], cwd, env):
         argv = [setpriv, "--pdeathsig", "KILL", "--", *argv]
@@ -153,23 +140,3 @@ def released(process: Process) -> None:
     """The server's group has been ended by close: the watchdog can forget it."""
     if _WATCHDOG is not None and IS_POSIX:
         _WATCHDOG.forget(process.pid)
-
-
-async def exited(process: Process, within: float) -> bool:
-    with anyio.move_on_after(within):
-        await process.wait()
-        return True
-    return False
-
-
-def signal_group(process: Process, sig: int) -> None:
-    try:
-        if IS_POSIX:
-            os.killpg(process.pid, sig)
-        elif sig == signal.SIGTERM:
-            process.terminate()
-        else:
-            process.kill()
-    except (ProcessLookupError, PermissionError, subprocess.SubprocessError):
-        pass
-

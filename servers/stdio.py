@@ -27,7 +27,7 @@ from servers.rpc import RpcError, error_reply, parse_request
 
 TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
 if TYPE_CHECKING:
-    from types import SimpleNamespace as Options
+    from argparse import Namespace as Options
     from typing import Any, Dict, List, Optional, Protocol, Set
 
     from servers.core import Report

@@ -18,17 +18,12 @@ uses its default or says so in an `isError` result.
 from __future__ import annotations
 
 import json
+from typing import Any, Callable, Dict, Optional
 
-from servers.rpc import INVALID_PARAMS, RpcError, ToolOutput
+from servers.rpc import INVALID_PARAMS, Json, RpcError, ToolOutput
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Optional
-
-    from servers.rpc import Json
-
-    AskingHandler = Callable[[Json, Optional[Dict[str, Json]]], ToolOutput]  # (arguments, answers or None)
-    Asker = Callable[[str, Json], Optional[Json]]
+AskingHandler = Callable[[Json, Optional[Dict[str, Json]]], ToolOutput]  # (arguments, answers or None)
+Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
 
 
 class NeedInput(Exception):
@@ -51,7 +46,7 @@ def state_for(name: str, arguments: Json) -> str:
 
 
 def run_asking(name: str, handler: AskingHandler, arguments: Json, params: Json, can_ask: bool,
-               ask_client: Optional[Asker], method: str = "elicitation/create") -> "ToolOutput | Json":
+               ask_client: Optional[Asker], method: str = "elicitation/create") -> ToolOutput | Json:
     """Run the handler; the output, or (2026-07-28) an input_required result."""
     if not can_ask:
         return handler(arguments, None)

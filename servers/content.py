@@ -11,16 +11,11 @@ empty success, so a client's slip shows in the journal.
 from __future__ import annotations
 
 import re
+from typing import Any, Callable, Dict, List, Optional
 
-from servers.rpc import INVALID_PARAMS, RpcError
+from servers.rpc import INVALID_PARAMS, Json, RpcError
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    from servers.rpc import Json
-
-    Words = Callable[[], List[str]]  # the values an argument can take, for completion
+Words = Callable[[], List[str]]  # the values an argument can take, for completion
 
 RESOURCE_NOT_FOUND = -32002  # 2025-11-25's code; 2026-07-28 folds it into -32602
 COMPLETION_LIMIT = 100  # the spec's most values in one completion result

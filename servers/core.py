@@ -14,24 +14,19 @@ questions during a call in asking.py.
 
 from __future__ import annotations
 
-from servers.asking import run_asking
+from typing import Any, Callable, Dict, List, Optional
+
+from servers.asking import Asker, run_asking
+from servers.content import Content
 from servers.envelope import (PROTOCOL_VERSION, SUPPORTED_VERSIONS, TASK_METHODS, TASKS_EXTENSION, check_envelope,
                               client_capabilities, declares, declares_tasks, missing_tasks_capability)
 from servers.logs import LOG_LEVEL_KEY, LogGate, checked_level
 from servers.paging import ENDLESS_PAGES, Cursors, page_plan
-from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION, RpcError,
+from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION, Json, RpcError,
                          ToolFailed, ToolOutput, handle_request, parse_request)
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    from servers.content import Content
-    from servers.rpc import Json
-
-    Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
-    Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
-    Report = Callable[[float, Optional[float], str], None]  # progress, total, message
+Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
+Report = Callable[[float, Optional[float], str], None]  # progress, total, message
 
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 CACHE_HINTS: Json = {"ttlMs": 0, "cacheScope": "public"}  # on every list and read result (2026-07-28)

@@ -7,11 +7,8 @@ may be base64-wrapped (`=?base64?...?=`) compared decoded.
 from __future__ import annotations
 
 import base64
+from typing import Optional
 from urllib.parse import urlsplit
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Optional
 
 MAX_BODY = 4 * 1024 * 1024
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -32,7 +29,7 @@ def origin_is_local(origin: str) -> bool:
     return scheme in ("http", "https") and "/" not in authority and host_is_local(authority)
 
 
-def body_length(value: "Optional[str]") -> "Optional[int]":
+def body_length(value: Optional[str]) -> Optional[int]:
     """A Content-Length as HTTP writes it (digits only); None for anything else,
     which int() would take (-1, +5, ' 5') or refuse with a traceback."""
     if value is None:

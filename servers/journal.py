@@ -17,10 +17,7 @@ import time
 # hundreds of constants into enums, an eighth of every fixture server's start-up
 # (and each item starts several), for a connection that needs none of it.
 import _socket as socket
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Optional
+from typing import Any, Optional
 
 
 class Journal:

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import List, NoReturn, Optional
 
+from servers.core import Server
 from servers.legacy import LegacyFront
-from servers.stdio import StdioShell
+from servers.stdio import Front, StdioShell
 from servers.switches import SWITCHED, parse_options, parser
 from servers.tasks import TaskBoard
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import List, NoReturn, Optional
-
-    from servers.core import Server
-    from servers.stdio import Front
 
 
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:

@@ -10,15 +10,10 @@ so a note added with `add_note` is a resource at once.
 
 from __future__ import annotations
 
+from typing import Callable, Dict, List
 
 from servers.content import Content, Prompt, Resource, Template
-from servers.rpc import INVALID_PARAMS, RpcError
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Callable, Dict, List
-
-    from servers.rpc import Json
+from servers.rpc import INVALID_PARAMS, Json, RpcError
 
 # Kept apart from NOTES: read_note's structured result is the note itself, and the checks compare it.
 TAGS: Dict[str, List[str]] = {

@@ -49,21 +49,15 @@ import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List, Optional, Set
 
 from servers.announce import for_listener, for_session
 from servers.http_rules import MAX_BODY, body_length, decoded, host_is_local, origin_is_local
 from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
 from servers.oauth_guard import guarded
-from servers.rpc import RpcError, error_reply, parse_request
+from servers.rpc import Json, RpcError, error_reply, parse_request
 from servers.sse import Held, Sink
-from servers.stdio import StdioShell
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Set
-
-    from servers.rpc import Json
-    from servers.stdio import Front
+from servers.stdio import Front, StdioShell
 
 HEADER_MISMATCH = -32020
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name carries
@@ -86,7 +80,7 @@ class HttpShell(StdioShell):
         # `initialize` and what it declared); with --era legacy the one front serves all.
         self.fronts: Dict[str, LegacyFront] = {}
 
-    def era_of(self, headers: Any, message: "Optional[Json]") -> str:
+    def era_of(self, headers: Any, message: Optional[Json]) -> str:
         """The era a request speaks. A current-era fixture answers both on one URL, as
         the SDK's servers do: an `initialize` without a current version header, and
         everything in the session it starts, is the handshake's."""
@@ -118,7 +112,7 @@ class HttpShell(StdioShell):
         return run_server(self, self.options.http)
 
     def write(self, message: Json) -> None:
-        sink: "Optional[Sink | Held]" = getattr(self._local, "sink", None)
+        sink: Optional[Sink | Held] = getattr(self._local, "sink", None)
         self.journal.record("out", msg=message)
         if sink is not None:
             sink.send(message)
@@ -168,10 +162,10 @@ class HttpShell(StdioShell):
         with self._changed:
             self._changed.notify_all()
 
-    def refusal(self, status: int, message: str, code: int = HEADER_MISMATCH, request_id: Any = None) -> "tuple[int, Json]":
+    def refusal(self, status: int, message: str, code: int = HEADER_MISMATCH, request_id: Any = None) -> tuple[int, Json]:
         return status, error_reply(request_id, RpcError(code, message))
 
-    def mirrored(self, params: Json) -> "Dict[str, Optional[str]]":
+    def mirrored(self, params: Json) -> Dict[str, Optional[str]]:
         """`Mcp-Param-*` a call must carry, from the tool's top-level properties marked
         `x-mcp-header` (None: the header must be absent, the argument being absent or null)."""
         tool = next((t for t in getattr(self.server, "tools", []) if t.name == params.get("name")), None)
@@ -187,7 +181,7 @@ class HttpShell(StdioShell):
                     ("true" if value else "false") if isinstance(value, bool) else str(value)
         return wanted
 
-    def check(self, handler: BaseHTTPRequestHandler, message: Json) -> "Optional[tuple[int, Json]]":
+    def check(self, handler: BaseHTTPRequestHandler, message: Json) -> Optional[tuple[int, Json]]:
         """Why this POST must be refused, as (HTTP status, JSON-RPC error), or None."""
         request_id = message.get("id")
         if self.era_of(handler.headers, message) == "legacy":
@@ -232,7 +226,7 @@ def handler_for(shell: HttpShell) -> type:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the journal is the record; stderr stays quiet
 
-        def refuse(self, status: int, body: "Optional[Json]" = None) -> None:
+        def refuse(self, status: int, body: Optional[Json] = None) -> None:
             data = json.dumps(body).encode() if body is not None else b""
             self.send_response(status)
             if status >= 400:  # whatever the client sent after this is not read: the connection ends

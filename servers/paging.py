@@ -9,12 +9,9 @@ sent to `resources/list` is refused like an invented one.
 from __future__ import annotations
 
 import binascii
+from typing import Any, List
 
 from servers.rpc import INVALID_PARAMS, RpcError
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, List
 
 PAGING_MODES = ("normal", "empty-cursor", "endless")
 ENDLESS_PAGES = 40  # an endless lister gives up here, so a client without a page limit still ends

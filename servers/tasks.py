@@ -28,18 +28,13 @@ from __future__ import annotations
 import os
 import threading
 import time
+from typing import Any, Callable, Dict, List, Optional
 
-from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, ToolFailed, ToolOutput
+from servers.asking import Asker
+from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    from servers.rpc import Json
-
-    Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
-    Event = Callable[..., None]
-    Job = Callable[[Json, "TaskWork"], ToolOutput]
+Event = Callable[..., None]
+Job = Callable[[Json, "TaskWork"], ToolOutput]
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 TERMINAL = ("completed", "failed", "cancelled")
@@ -87,7 +82,7 @@ class Task:
 class TaskWork:
     """What a job sees of its task: report, ask, and stop when cancelled."""
 
-    def __init__(self, board: "TaskBoard", task: Task, can_ask: bool) -> None:
+    def __init__(self, board: TaskBoard, task: Task, can_ask: bool) -> None:
         self.board = board
         self.task = task
         self.can_ask = can_ask

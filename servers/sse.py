@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, List, Optional, Protocol
 
@@ -108,12 +109,12 @@ class Sink:
         self.event(data, decoy=final and b'"text":"' in data)
 
 
+@dataclass
 class Held:
     """A broken stream's messages, kept for the GET that resumes it (`--sse-break`)."""
 
-    def __init__(self, request_id: Any) -> None:
-        self.request_id = request_id
-        self.messages: List[Json] = []
+    request_id: Any
+    messages: List[Json] = field(default_factory=list)
 
     def send(self, message: Json) -> None:
         self.messages.append(message)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from servers.asking import Asker
@@ -63,20 +64,27 @@ def now_iso(moment: float) -> str:
         timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass
 class Task:
-    def __init__(self, task_id: str, tool: str, message: str = "") -> None:
-        self.task_id = task_id
-        self.tool = tool
-        self.status = "working"
-        self.message = message
-        self.created = self.updated = time.time()
-        self.result: Optional[Json] = None  # the CallToolResult, once completed (or failed with isError, legacy)
-        self.error: Optional[Json] = None  # the JSON-RPC error object, once failed
-        self.questions: Dict[str, Json] = {}  # outstanding inputRequests
-        self.answers: Dict[str, Json] = {}
-        self.cancel = threading.Event()
-        self.stopped = threading.Event()  # its job has returned
-        self.result_waiters = 0  # legacy: how many tasks/result calls are open for it
+    """One task's state: read and changed by its job's thread and by the client's
+    requests, under the board's lock."""
+
+    task_id: str
+    tool: str
+    message: str = ""
+    status: str = "working"
+    created: float = field(default_factory=time.time)
+    updated: float = field(init=False)  # when its status last changed (at first: when it was created)
+    result: Optional[Json] = None  # the CallToolResult, once completed (or failed with isError, legacy)
+    error: Optional[Json] = None  # the JSON-RPC error object, once failed
+    questions: Dict[str, Json] = field(default_factory=dict)  # outstanding inputRequests
+    answers: Dict[str, Json] = field(default_factory=dict)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    stopped: threading.Event = field(default_factory=threading.Event)  # its job has returned
+    result_waiters: int = 0  # legacy: how many tasks/result calls are open for it
+
+    def __post_init__(self) -> None:
+        self.updated = self.created
 
 
 class TaskWork:

@@ -17,6 +17,7 @@ uses its default or says so in an `isError` result.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Callable, Dict, Optional
 
@@ -39,8 +40,6 @@ class NeedInput(Exception):
 
 def state_for(name: str, arguments: Json) -> str:
     """The opaque requestState: what the retry must match (tool and arguments)."""
-    import base64  # here: only a question pays for it, not every server's start
-
     raw = json.dumps([name, arguments], sort_keys=True, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 

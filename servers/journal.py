@@ -11,12 +11,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+import socket
 import time
-
-# The socket type itself, from the C module: socket.py wraps it and turns its
-# hundreds of constants into enums, an eighth of every fixture server's start-up
-# (and each item starts several), for a connection that needs none of it.
-import _socket as socket
 from typing import Any, Optional
 
 

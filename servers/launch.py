@@ -40,7 +40,7 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
                 tool.annotations = annotations
     front: Front = LegacyFront(server) if options.era == "legacy" else server
     if options.http is not None:
-        from servers.over_http import HttpShell  # only an HTTP fixture pays for http.server
+        from servers.over_http import HttpShell  # the HTTP transport, loaded only when asked for
         shell: StdioShell = HttpShell(front, options)
     else:
         shell = StdioShell(front, options)

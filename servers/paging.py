@@ -41,8 +41,7 @@ class Cursors:
 
     def _tag(self, body: bytes) -> bytes:
         # A keyed checksum, not a MAC: it catches a cursor the client made up or
-        # edited, which is all a fixture needs, without the ~4 ms that loading
-        # hashlib's OpenSSL adds to every server start.
+        # edited, which is all a fixture needs (a cursor guards no secret).
         return binascii.crc32(body, self._key).to_bytes(4, "big")
 
     def make(self, page: int, *, kind: bytes = b"", paging: str = "normal") -> str:

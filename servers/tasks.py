@@ -25,6 +25,7 @@ splitting the wire shapes from it would split each rule in two.
 
 from __future__ import annotations
 
+import datetime
 import os
 import threading
 import time
@@ -58,8 +59,6 @@ class Withdrawn(Exception):
 
 
 def now_iso(moment: float) -> str:
-    import datetime  # here: only tasks need it, and every server start would pay for the import
-
     return datetime.datetime.fromtimestamp(moment, datetime.timezone.utc).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")
 

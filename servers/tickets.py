@@ -10,6 +10,7 @@ Run it as `python -m servers.tickets` or `python servers/tickets.py`.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -65,8 +66,6 @@ def close_ticket(arguments: Json) -> ToolOutput:
 
 
 def schedule_followup(arguments: Json) -> ToolOutput:
-    import datetime  # here, not at the top: only this tool needs it, and every start pays for an import
-
     date = str(arguments["date"])
     today = datetime.date.today().isoformat()
     # The classic self-healing error: the model reads this and retries.

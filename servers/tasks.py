@@ -19,7 +19,7 @@ Every change of state goes to `on_event` (the shell journals it), including
 the moment a cancelled job actually stops working, so a check can prove that
 nothing kept running after a cancel.
 
-Over 300 lines because the board serves both eras from one state machine;
+Both eras in one module because the board serves them from one state machine;
 splitting the wire shapes from it would split each rule in two.
 """
 

@@ -35,9 +35,12 @@ a message's JSON cut over two `data:` lines and two writes, unknown fields
 priming event with an unusable `retry` first, and before a call's reply an
 event of another type (`decoy`) whose data looks like that reply.
 
-The request checks that come before MCP (local origin, Content-Length) are in
-http_rules.py, the JSON-or-stream writer in sse.py; this module holds both
-eras' rules and the handler, which share the sessions and held replies.
+Before any of that, a request must be what a local HTTP client sends: from
+this machine (Origin and Host name a local host exactly, against DNS
+rebinding), with a Content-Length as HTTP writes it; header values that may
+be base64-wrapped (`=?base64?...?=`) are compared decoded. The JSON-or-stream
+writer is in sse.py; this module holds the request checks, both eras' rules
+and the handler, which share the sessions and held replies.
 `--sse-break TOOL` (handshake era) answers a call of TOOL with only a
 priming event (an id, `retry: 1500`) and ends the stream; the reply waits for
 a GET whose `Last-Event-ID` names that event.
@@ -45,14 +48,15 @@ a GET whose `Last-Event-ID` names that event.
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, Optional, Set
+from urllib.parse import urlsplit
 
 from servers.announce import for_listener, for_session
-from servers.http_rules import MAX_BODY, body_length, decoded, host_is_local, origin_is_local
 from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
 from servers.oauth_guard import guarded
 from servers.rpc import Json, RpcError, error_reply, parse_request
@@ -62,7 +66,46 @@ from servers.stdio import Front, StdioShell
 HEADER_MISMATCH = -32020
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name carries
 RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
+MAX_BODY = 4 * 1024 * 1024  # the largest body a POST may have (413 beyond)
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
+
+# -- what a request must be before its body is read as MCP ------------------------------
+
+def host_is_local(authority: str) -> bool:
+    """`authority` (host[:port], as in Host) names this machine: the host is compared
+    whole, so `localhost.evil.example` or `localhost@evil.example` is not local."""
+    try:
+        return urlsplit("//" + authority).hostname in LOCAL_HOSTS
+    except ValueError:  # a bracket left open, say
+        return False
+
+
+def origin_is_local(origin: str) -> bool:
+    """An Origin of a page on this machine: http(s), a local host, nothing else."""
+    scheme, _, authority = origin.partition("://")
+    return scheme in ("http", "https") and "/" not in authority and host_is_local(authority)
+
+
+def body_length(value: Optional[str]) -> Optional[int]:
+    """A Content-Length as HTTP writes it (digits only); None for anything else,
+    which int() would take (-1, +5, ' 5') or refuse with a traceback."""
+    if value is None:
+        return 0
+    return int(value) if value.isascii() and value.isdigit() else None
+
+
+def decoded(value: str) -> str:
+    """A header value as the body says it: one wrapped as `=?base64?...?=` unwrapped."""
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2]).decode("utf-8")
+        except ValueError:
+            return "\0"  # never equal to a body value
+    return value
+
+
+# -- the shell and its request handler ----------------------------------------------------
 
 class HttpShell(StdioShell):
     """The stdio shell with `write` pointed at the current request's response."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any, List, NoReturn, Optional, Tuple
 
 from servers.core import Tool
@@ -33,6 +32,7 @@ class SwitchParser(argparse.ArgumentParser):
 
 
 def json_after_equals(text: str) -> Any:
+    """The JSON a switch's value carries after its '='."""
     try:
         return json.loads(text)
     except ValueError:
@@ -160,7 +160,7 @@ def parse_options(name: str, args: Optional[List[str]] = None) -> argparse.Names
     """The switches `args` (the command line's when None) set, and the rest's
     defaults; `latency` as a table of tool -> seconds, MCP_LAB_LATENCY's too."""
     switches = parser(name)
-    options = switches.parse_args(sys.argv[1:] if args is None else args)
+    options = switches.parse_args(args)
     pairs = [pair for pair in (os.environ.get("MCP_LAB_LATENCY") or "").split(",") if pair]
     try:
         from_environment = [latency(pair) for pair in pairs]

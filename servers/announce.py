@@ -13,12 +13,10 @@ A change is `("tools", None)`, `("resources", None)` (the list) or
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Optional, Set
+from typing import Any, Optional, Set
 
-    from servers.content import Content
-    from servers.rpc import Json
+from servers.content import Content
+from servers.rpc import Json
 
 SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 

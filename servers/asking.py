@@ -17,18 +17,14 @@ uses its default or says so in an `isError` result.
 
 from __future__ import annotations
 
+import base64
 import json
+from typing import Any, Callable, Dict, Optional
 
-from servers.rpc import INVALID_PARAMS, RpcError, ToolOutput
+from servers.rpc import INVALID_PARAMS, Json, RpcError, ToolOutput
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, Optional
-
-    from servers.rpc import Json
-
-    AskingHandler = Callable[[Json, Optional[Dict[str, Json]]], ToolOutput]  # (arguments, answers or None)
-    Asker = Callable[[str, Json], Optional[Json]]
+AskingHandler = Callable[[Json, Optional[Dict[str, Json]]], ToolOutput]  # (arguments, answers or None)
+Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
 
 
 class NeedInput(Exception):
@@ -44,14 +40,12 @@ class NeedInput(Exception):
 
 def state_for(name: str, arguments: Json) -> str:
     """The opaque requestState: what the retry must match (tool and arguments)."""
-    import base64  # here: only a question pays for it, not every server's start
-
     raw = json.dumps([name, arguments], sort_keys=True, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def run_asking(name: str, handler: AskingHandler, arguments: Json, params: Json, can_ask: bool,
-               ask_client: Optional[Asker], method: str = "elicitation/create") -> "ToolOutput | Json":
+               ask_client: Optional[Asker], method: str = "elicitation/create") -> ToolOutput | Json:
     """Run the handler; the output, or (2026-07-28) an input_required result."""
     if not can_ask:
         return handler(arguments, None)

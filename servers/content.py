@@ -11,16 +11,12 @@ empty success, so a client's slip shows in the journal.
 from __future__ import annotations
 
 import re
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, Callable, Dict, List, Optional
 
-from servers.rpc import INVALID_PARAMS, RpcError
+from servers.rpc import INVALID_PARAMS, Json, RpcError
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    from servers.rpc import Json
-
-    Words = Callable[[], List[str]]  # the values an argument can take, for completion
+Words = Callable[[], List[str]]  # the values an argument can take, for completion
 
 RESOURCE_NOT_FOUND = -32002  # 2025-11-25's code; 2026-07-28 folds it into -32602
 COMPLETION_LIMIT = 100  # the spec's most values in one completion result
@@ -35,17 +31,17 @@ def described(listed: Json, title: Optional[str], description: Optional[str]) ->
     return listed
 
 
+@dataclass
 class Resource:
     """One readable thing: `read()` gives its `text` or base64 `blob`."""
 
-    def __init__(self, uri: str, name: str, mime_type: str, read: Callable[[], Json], *,
-                 title: Optional[str] = None, description: Optional[str] = None) -> None:
-        self.uri = uri
-        self.name = name
-        self.mime_type = mime_type
-        self.read = read
-        self.title = title
-        self.description = description
+    uri: str
+    name: str
+    mime_type: str
+    read: Callable[[], Json]
+    _: KW_ONLY
+    title: Optional[str] = None
+    description: Optional[str] = None
 
     def to_json(self) -> Json:
         return described({"uri": self.uri, "name": self.name, "mimeType": self.mime_type}, self.title, self.description)
@@ -54,22 +50,23 @@ class Resource:
         return {"uri": self.uri, "mimeType": self.mime_type, **self.read()}
 
 
+@dataclass
 class Template:
     """A family of URIs, `{name}` standing for one path segment (RFC 6570 level 1).
     `read` serves a URI no listed resource has (None: the family is only listed)."""
 
-    def __init__(self, uri_template: str, name: str, mime_type: str, *, title: Optional[str] = None,
-                 description: Optional[str] = None, completions: Optional[Dict[str, Words]] = None,
-                 read: Optional[Callable[[Dict[str, str]], Optional[Json]]] = None) -> None:
-        self.uri_template = uri_template
-        self.name = name
-        self.mime_type = mime_type
-        self.title = title
-        self.description = description
-        self.completions = completions or {}
-        self.read = read
+    uri_template: str
+    name: str
+    mime_type: str
+    _: KW_ONLY
+    title: Optional[str] = None
+    description: Optional[str] = None
+    completions: Dict[str, Words] = field(default_factory=dict)
+    read: Optional[Callable[[Dict[str, str]], Optional[Json]]] = None
+
+    def __post_init__(self) -> None:
         pattern = "".join(f"(?P<{part[1:-1]}>[^/?#]+)" if part.startswith("{") else re.escape(part)
-                          for part in re.split(r"(\{[A-Za-z_][A-Za-z0-9_]*\})", uri_template) if part)
+                          for part in re.split(r"(\{[A-Za-z_][A-Za-z0-9_]*\})", self.uri_template) if part)
         self._pattern = re.compile(pattern + r"\Z")
 
     def match(self, uri: str) -> Optional[Dict[str, str]]:
@@ -81,18 +78,17 @@ class Template:
                          self.title, self.description)
 
 
+@dataclass
 class Prompt:
     """A prompt: `render(arguments)` gives its messages; `arguments` as the spec lists them."""
 
-    def __init__(self, name: str, description: str, render: Callable[[Dict[str, str]], List[Json]], *,
-                 title: Optional[str] = None, arguments: Optional[List[Json]] = None,
-                 completions: Optional[Dict[str, Words]] = None) -> None:
-        self.name = name
-        self.description = description
-        self.render = render
-        self.title = title
-        self.arguments = arguments or []
-        self.completions = completions or {}
+    name: str
+    description: str
+    render: Callable[[Dict[str, str]], List[Json]]
+    _: KW_ONLY
+    title: Optional[str] = None
+    arguments: List[Json] = field(default_factory=list)
+    completions: Dict[str, Words] = field(default_factory=dict)
 
     def to_json(self) -> Json:
         listed: Json = {"name": self.name, "description": self.description, "arguments": self.arguments}
@@ -112,14 +108,13 @@ def completed(words: List[str], value: str) -> Json:
                            "hasMore": len(hits) > COMPLETION_LIMIT}}
 
 
+@dataclass
 class Content:
     """A fixture's resources (a function: the list may grow), templates and prompts."""
 
-    def __init__(self, resources: Callable[[], List[Resource]], templates: List[Template],
-                 prompts: List[Prompt]) -> None:
-        self.resources = resources
-        self.templates = templates
-        self.prompts = prompts
+    resources: Callable[[], List[Resource]]
+    templates: List[Template]
+    prompts: List[Prompt]
 
     def find(self, uri: Any) -> Optional[Resource]:
         return next((r for r in self.resources() if r.uri == uri), None)

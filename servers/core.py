@@ -14,24 +14,20 @@ questions during a call in asking.py.
 
 from __future__ import annotations
 
-from servers.asking import run_asking
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from servers.asking import Asker, run_asking
+from servers.content import Content
 from servers.envelope import (PROTOCOL_VERSION, SUPPORTED_VERSIONS, TASK_METHODS, TASKS_EXTENSION, check_envelope,
                               client_capabilities, declares, declares_tasks, missing_tasks_capability)
 from servers.logs import LOG_LEVEL_KEY, LogGate, checked_level
 from servers.paging import ENDLESS_PAGES, Cursors, page_plan
-from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION, RpcError,
+from servers.rpc import (INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION, Json, RpcError,
                          ToolFailed, ToolOutput, handle_request, parse_request)
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    from servers.content import Content
-    from servers.rpc import Json
-
-    Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
-    Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
-    Report = Callable[[float, Optional[float], str], None]  # progress, total, message
+Handler = Callable[..., ToolOutput]  # (arguments) or, with reports_progress, (arguments, report)
+Report = Callable[[float, Optional[float], str], None]  # progress, total, message
 
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 CACHE_HINTS: Json = {"ttlMs": 0, "cacheScope": "public"}  # on every list and read result (2026-07-28)
@@ -44,26 +40,25 @@ def no_report(progress: float, total: Optional[float], message: str) -> None:
     """Where progress goes when the client did not ask for it."""
 
 
+@dataclass
 class Tool:
-    def __init__(self, name: str, description: str, input_schema: Json, handler: Handler, *,
-                 title: Optional[str] = None, annotations: Optional[Json] = None,
-                 output_schema: Optional[Json] = None, reports_progress: bool = False,
-                 asks_user: bool = False, job: Optional[Callable[..., ToolOutput]] = None,
-                 task_support: str = "forbidden", asks: str = "elicitation/create") -> None:
-        self.name = name
-        self.description = description
-        self.input_schema = input_schema
-        self.handler = handler
-        self.title = title
-        self.annotations = annotations
-        self.output_schema = output_schema
-        self.reports_progress = reports_progress
-        self.asks_user = asks_user  # the handler takes (arguments, answers) and may raise asking.NeedInput
-        self.asks = asks  # what it asks the client: elicitation/create, sampling/createMessage or roots/list
-        # Long work run as a task (servers/tasks.py): (arguments, work) -> output.
-        self.job = job
-        # The handshake era's execution.taskSupport; in 2026-07-28 the server decides.
-        self.task_support = task_support
+    """One tool as a fixture serves it: what tools/list shows of it, and how a call runs."""
+
+    name: str
+    description: str
+    input_schema: Json
+    handler: Handler
+    _: KW_ONLY
+    title: Optional[str] = None
+    annotations: Optional[Json] = None
+    output_schema: Optional[Json] = None
+    reports_progress: bool = False
+    asks_user: bool = False  # the handler takes (arguments, answers) and may raise asking.NeedInput
+    asks: str = "elicitation/create"  # what it asks the client: elicitation/create, sampling/createMessage or roots/list
+    # Long work run as a task (servers/tasks.py): (arguments, work) -> output.
+    job: Optional[Callable[..., ToolOutput]] = None
+    # The handshake era's execution.taskSupport; in 2026-07-28 the server decides.
+    task_support: str = "forbidden"
 
     def to_json(self, *, legacy: bool = False) -> Json:
         tool: Json = {"name": self.name, "description": self.description,

@@ -9,13 +9,9 @@ client declared without importing the whole protocol.
 
 from __future__ import annotations
 
-from servers.rpc import INVALID_PARAMS, UNSUPPORTED_VERSION, RpcError
+from typing import Any
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any
-
-    from servers.rpc import Json
+from servers.rpc import INVALID_PARAMS, UNSUPPORTED_VERSION, Json, RpcError
 
 PROTOCOL_VERSION = "2026-07-28"
 SUPPORTED_VERSIONS = [PROTOCOL_VERSION]

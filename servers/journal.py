@@ -11,16 +11,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+import socket
 import time
-
-# The socket type itself, from the C module: socket.py wraps it and turns its
-# hundreds of constants into enums, an eighth of every fixture server's start-up
-# (and each item starts several), for a connection that needs none of it.
-import _socket as socket
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Optional
+from typing import Any, Optional
 
 
 class Journal:

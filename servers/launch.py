@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import List, NoReturn, Optional
 
+from servers.core import Server
 from servers.legacy import LegacyFront
-from servers.stdio import StdioShell
-from servers.switches import SWITCHED, extra_tool, parse_options, parsed_json
+from servers.stdio import Front, StdioShell
+from servers.switches import SWITCHED, parse_options, parser
 from servers.tasks import TaskBoard
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import List, NoReturn, Optional
-
-    from servers.core import Server
-    from servers.stdio import Front
 
 
 def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
@@ -29,8 +24,7 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
         if getattr(options, switch.replace("-", "_")):
             add = server.switchable.get(switch)
             if add is None:
-                sys.stderr.write(f"--{switch}: the {server.name} fixture has nothing behind this switch\n")
-                raise SystemExit(2)
+                parser(server.name).error(f"--{switch}: the {server.name} fixture has nothing behind this switch")
             add()
     server.paging = options.paging
     server.list_ttl_ms = options.list_ttl_ms
@@ -38,16 +32,15 @@ def run(server: Server, argv: Optional[List[str]] = None) -> NoReturn:
     server.task_steps, server.task_gap = options.task_steps, options.task_gap
     if options.page_size is not None:
         server.set_page_size(max(1, options.page_size))
-    for spec in options.add_tool:
-        server.add_tool(extra_tool(spec))  # re-pages the list too
-    for spec in options.annotations:
-        name, _, given = spec.partition("=")
+    for extra in options.add_tool:
+        server.add_tool(extra)  # re-pages the list too
+    for name, annotations in options.annotations:
         for tool in server.tools:
             if tool.name == name:
-                tool.annotations = parsed_json(given, "--annotations")
+                tool.annotations = annotations
     front: Front = LegacyFront(server) if options.era == "legacy" else server
     if options.http is not None:
-        from servers.over_http import HttpShell  # only an HTTP fixture pays for http.server
+        from servers.over_http import HttpShell  # the HTTP transport, loaded only when asked for
         shell: StdioShell = HttpShell(front, options)
     else:
         shell = StdioShell(front, options)

@@ -16,19 +16,14 @@ the roots it gave, kept until it says `notifications/roots/list_changed`.
 
 from __future__ import annotations
 
+from typing import Any, Optional, Set
+
 from servers.content import resource_not_found
-from servers.core import CONTENT_METHODS, Server, no_report
+from servers.core import CONTENT_METHODS, Report, Server, no_report
 from servers.envelope import VERSION_KEY, declares
 from servers.logs import checked_level
-from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RpcError, handle_request, parse_request
+from servers.rpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, Json, RpcError, handle_request, parse_request
 from servers.tasks import TaskBoard
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Optional, Set
-
-    from servers.core import Report
-    from servers.rpc import Json
 
 LEGACY_VERSION = "2025-11-25"
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")

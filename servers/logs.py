@@ -16,14 +16,9 @@ kept per thread: every request is answered on a thread of its own.
 from __future__ import annotations
 
 import threading
+from typing import Any, Callable, Optional
 
-from servers.rpc import INVALID_PARAMS, RpcError
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Optional
-
-    from servers.rpc import Json
+from servers.rpc import INVALID_PARAMS, Json, RpcError
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")  # RFC 5424, least first
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"

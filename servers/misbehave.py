@@ -21,7 +21,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import Any, List, Optional
 
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -29,10 +29,7 @@ if __package__ in (None, ""):  # run as a file path: make `servers` importable
 from servers.core import Server  # noqa: E402
 from servers.envelope import check_envelope  # noqa: E402
 from servers.journal import Journal  # noqa: E402
-from servers.rpc import RpcError, error_reply  # noqa: E402
-
-if TYPE_CHECKING:
-    from servers.rpc import Json
+from servers.rpc import Json, RpcError, error_reply  # noqa: E402
 
 SCENARIOS = ("die-mid-call", "noise", "huge-reply", "stderr-flood", "close-stdout", "ignore-eof",
              "spawn-child", "same-cursor", "endless-pages", "many-tools", "odd-tools", "catalogue",

@@ -10,15 +10,12 @@ so a note added with `add_note` is a resource at once.
 
 from __future__ import annotations
 
+import base64
+import zlib
+from typing import Callable, Dict, List
 
 from servers.content import Content, Prompt, Resource, Template
-from servers.rpc import INVALID_PARAMS, RpcError
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Callable, Dict, List
-
-    from servers.rpc import Json
+from servers.rpc import INVALID_PARAMS, Json, RpcError
 
 # Kept apart from NOTES: read_note's structured result is the note itself, and the checks compare it.
 TAGS: Dict[str, List[str]] = {
@@ -37,8 +34,6 @@ def note_uri(note_id: str) -> str:
 
 def png(width: int, height: int, rows: List[bytes]) -> bytes:
     """A greyscale PNG, built here (zlib and a CRC are all the format needs)."""
-    import zlib  # here: only a read of the attachment pays for it
-
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
         return len(data).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
@@ -56,8 +51,6 @@ def cursor_diagram() -> bytes:
 
 
 def attachment_blob() -> Json:
-    import base64  # here: only a read of the attachment pays for it, not every server's start
-
     return {"blob": base64.b64encode(cursor_diagram()).decode("ascii")}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Dict, List, Optional
 
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -20,14 +21,8 @@ if __package__ in (None, ""):  # run as a file path: make `servers` importable
 from servers.core import Server, Tool  # noqa: E402
 from servers.launch import run  # noqa: E402
 from servers.note_content import build_content, embedded, note_uri, tagged, tags  # noqa: E402
-from servers.rpc import ToolFailed, ToolOutput  # noqa: E402
+from servers.rpc import Json, ToolFailed, ToolOutput  # noqa: E402
 from servers.suite_names import add_suite_names  # noqa: E402
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
-
-    from servers.rpc import Json
 
 NOTES: Dict[str, Dict[str, str]] = {
     "n-1": {"title": "Paging tools/list",

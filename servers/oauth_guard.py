@@ -32,15 +32,12 @@ import json
 import secrets
 import threading
 import time
+from typing import Any, Dict, List, Optional, Tuple
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Tuple
+from servers.rpc import Json
 
-    from servers.rpc import Json
-
-    Answer = Tuple[int, List[Tuple[str, str]], bytes]
+Answer = Tuple[int, List[Tuple[str, str]], bytes]
 
 READ, WRITE, OFFLINE = "mcp:read", "mcp:write", "offline_access"
 SCOPES = [READ, WRITE, OFFLINE]
@@ -54,7 +51,7 @@ def s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
 
 
-def json_answer(status: int, body: Any, headers: "Optional[List[Tuple[str, str]]]" = None) -> Answer:
+def json_answer(status: int, body: Any, headers: Optional[List[Tuple[str, str]]] = None) -> Answer:
     return status, [("Content-Type", "application/json"), ("Cache-Control", "no-store"), *(headers or [])], \
         json.dumps(body).encode()
 
@@ -75,7 +72,7 @@ class AuthServer:
     """The authorization server's state and rules: requests in, answers out (no sockets)."""
 
     def __init__(self, base: str, mode: str = "ask", token_ttl: float = 3600.0,
-                 clients: "Optional[Dict[str, str]]" = None, journal: Any = None) -> None:
+                 clients: Optional[Dict[str, str]] = None, journal: Any = None) -> None:
         self.base = base  # http://127.0.0.1:PORT: the issuer, and the resource's origin
         self.mode = mode
         self.token_ttl = token_ttl
@@ -112,7 +109,7 @@ class AuthServer:
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"]})
 
-    def challenge(self, status: int, scope: str, error: "Optional[str]" = None) -> Answer:
+    def challenge(self, status: int, scope: str, error: Optional[str] = None) -> Answer:
         fields = ([f'error="{error}"'] if error else []) + [f'scope="{scope}"',
                                                             f'resource_metadata="{self.base}{PRM_PATH}"']
         body = {"error": error or "invalid_token", "error_description": "sign in to use this server"}
@@ -120,7 +117,7 @@ class AuthServer:
 
     # -- the resource's side ----------------------------------------------------------------
 
-    def admit(self, authorization: "Optional[str]", needs_write: bool) -> "Optional[Answer]":
+    def admit(self, authorization: Optional[str], needs_write: bool) -> Optional[Answer]:
         """None when the request may go on; else the 401 or 403 to answer with."""
         token = authorization[7:].strip() if authorization and authorization[:7].lower() == "bearer " else None
         with self.lock:
@@ -162,7 +159,7 @@ class AuthServer:
         self.note("registered", client_id=client["client_id"], method=method)
         return json_answer(201, client)
 
-    def authorize(self, query: "Dict[str, str]") -> Answer:
+    def authorize(self, query: Dict[str, str]) -> Answer:
         """GET /authorize: a bad client or redirect is shown, never redirected to; anything
         else wrong goes back to the client as an error; a good request is approved at once
         (`auto`) or shown to a person."""
@@ -198,7 +195,7 @@ class AuthServer:
                 f"<button name=decision value=deny>Deny</button></form>")
         return 200, [("Content-Type", "text/html; charset=utf-8")], page.encode()
 
-    def decide(self, form: "Dict[str, str]") -> Answer:
+    def decide(self, form: Dict[str, str]) -> Answer:
         with self.lock:
             request = self.pending.pop(form.get("txn", ""), None)
         if request is None:
@@ -215,12 +212,12 @@ class AuthServer:
         self.note("approved", client_id=request["client_id"], scope=request["scope"])
         return self.back(request, {"code": code})
 
-    def back(self, request: Json, fields: "Dict[str, str]") -> Answer:
+    def back(self, request: Json, fields: Dict[str, str]) -> Answer:
         params = {**fields, "iss": self.base, **({"state": request["state"]} if request.get("state") else {})}
         joiner = "&" if "?" in request["redirect_uri"] else "?"
         return 302, [("Location", request["redirect_uri"] + joiner + urlencode(params))], b""
 
-    def authenticated(self, form: "Dict[str, str]", authorization: "Optional[str]") -> "Optional[Json]":
+    def authenticated(self, form: Dict[str, str], authorization: Optional[str]) -> Optional[Json]:
         """The client a token request comes from, checked the way it registered (None: refused)."""
         given_id, secret = form.get("client_id"), form.get("client_secret")
         if authorization and authorization[:6].lower() == "basic ":
@@ -237,7 +234,7 @@ class AuthServer:
         expected = client.get("client_secret", "")
         return client if secret is not None and secrets.compare_digest(secret, expected) else None
 
-    def token(self, form: "Dict[str, str]", authorization: "Optional[str]") -> Answer:
+    def token(self, form: Dict[str, str], authorization: Optional[str]) -> Answer:
         client = self.authenticated(form, authorization)
         if client is None:
             self.note("token-refused", error="invalid_client")
@@ -278,7 +275,7 @@ class AuthServer:
         self.note("token-refused", error=error)
         return oauth_error(400, error, description)
 
-    def revoke(self, form: "Dict[str, str]") -> Answer:
+    def revoke(self, form: Dict[str, str]) -> Answer:
         token = form.get("token", "")
         with self.lock:
             gone = self.access.pop(token, None) or self.refresh.pop(token, None)
@@ -316,7 +313,7 @@ def guarded(handler: type, shell: Any) -> type:
             self.wfile.write(body)
             self.close_connection = True
 
-        def form(self) -> "Tuple[bytes, Dict[str, str]]":
+        def form(self) -> Tuple[bytes, Dict[str, str]]:
             size = self.headers.get("Content-Length") or "0"
             body = self.rfile.read(int(size)) if size.isdigit() else b""
             return body, dict(parse_qsl(body.decode("utf-8", "replace")))

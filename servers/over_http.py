@@ -35,9 +35,12 @@ a message's JSON cut over two `data:` lines and two writes, unknown fields
 priming event with an unusable `retry` first, and before a call's reply an
 event of another type (`decoy`) whose data looks like that reply.
 
-The request checks that come before MCP (local origin, Content-Length) are in
-http_rules.py, the JSON-or-stream writer in sse.py; this module holds both
-eras' rules and the handler, which share the sessions and held replies.
+Before any of that, a request must be what a local HTTP client sends: from
+this machine (Origin and Host name a local host exactly, against DNS
+rebinding), with a Content-Length as HTTP writes it; header values that may
+be base64-wrapped (`=?base64?...?=`) are compared decoded. The JSON-or-stream
+writer is in sse.py; this module holds the request checks, both eras' rules
+and the handler, which share the sessions and held replies.
 `--sse-break TOOL` (handshake era) answers a call of TOOL with only a
 priming event (an id, `retry: 1500`) and ends the stream; the reply waits for
 a GET whose `Last-Event-ID` names that event.
@@ -45,30 +48,64 @@ a GET whose `Last-Event-ID` names that event.
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List, Optional, Set
+from urllib.parse import urlsplit
 
 from servers.announce import for_listener, for_session
-from servers.http_rules import MAX_BODY, body_length, decoded, host_is_local, origin_is_local
 from servers.legacy import HANDSHAKE_VERSIONS, LegacyFront
 from servers.oauth_guard import guarded
-from servers.rpc import RpcError, error_reply, parse_request
+from servers.rpc import Json, RpcError, error_reply, parse_request
 from servers.sse import Held, Sink
-from servers.stdio import StdioShell
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Set
-
-    from servers.rpc import Json
-    from servers.stdio import Front
+from servers.stdio import Front, StdioShell
 
 HEADER_MISMATCH = -32020
 NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}  # what Mcp-Name carries
 RESUME_RETRY_MS = 1500  # longer than a client's usual default, so one that ignores `retry` shows
+MAX_BODY = 4 * 1024 * 1024  # the largest body a POST may have (413 beyond)
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
+
+# -- what a request must be before its body is read as MCP ------------------------------
+
+def host_is_local(authority: str) -> bool:
+    """`authority` (host[:port], as in Host) names this machine: the host is compared
+    whole, so `localhost.evil.example` or `localhost@evil.example` is not local."""
+    try:
+        return urlsplit("//" + authority).hostname in LOCAL_HOSTS
+    except ValueError:  # a bracket left open, say
+        return False
+
+
+def origin_is_local(origin: str) -> bool:
+    """An Origin of a page on this machine: http(s), a local host, nothing else."""
+    scheme, _, authority = origin.partition("://")
+    return scheme in ("http", "https") and "/" not in authority and host_is_local(authority)
+
+
+def body_length(value: Optional[str]) -> Optional[int]:
+    """A Content-Length as HTTP writes it (digits only); None for anything else,
+    which int() would take (-1, +5, ' 5') or refuse with a traceback."""
+    if value is None:
+        return 0
+    return int(value) if value.isascii() and value.isdigit() else None
+
+
+def decoded(value: str) -> str:
+    """A header value as the body says it: one wrapped as `=?base64?...?=` unwrapped."""
+    if value.startswith("=?base64?") and value.endswith("?="):
+        try:
+            return base64.b64decode(value[9:-2]).decode("utf-8")
+        except ValueError:
+            return "\0"  # never equal to a body value
+    return value
+
+
+# -- the shell and its request handler ----------------------------------------------------
 
 class HttpShell(StdioShell):
     """The stdio shell with `write` pointed at the current request's response."""
@@ -86,7 +123,7 @@ class HttpShell(StdioShell):
         # `initialize` and what it declared); with --era legacy the one front serves all.
         self.fronts: Dict[str, LegacyFront] = {}
 
-    def era_of(self, headers: Any, message: "Optional[Json]") -> str:
+    def era_of(self, headers: Any, message: Optional[Json]) -> str:
         """The era a request speaks. A current-era fixture answers both on one URL, as
         the SDK's servers do: an `initialize` without a current version header, and
         everything in the session it starts, is the handshake's."""
@@ -118,7 +155,7 @@ class HttpShell(StdioShell):
         return run_server(self, self.options.http)
 
     def write(self, message: Json) -> None:
-        sink: "Optional[Sink | Held]" = getattr(self._local, "sink", None)
+        sink: Optional[Sink | Held] = getattr(self._local, "sink", None)
         self.journal.record("out", msg=message)
         if sink is not None:
             sink.send(message)
@@ -168,10 +205,10 @@ class HttpShell(StdioShell):
         with self._changed:
             self._changed.notify_all()
 
-    def refusal(self, status: int, message: str, code: int = HEADER_MISMATCH, request_id: Any = None) -> "tuple[int, Json]":
+    def refusal(self, status: int, message: str, code: int = HEADER_MISMATCH, request_id: Any = None) -> tuple[int, Json]:
         return status, error_reply(request_id, RpcError(code, message))
 
-    def mirrored(self, params: Json) -> "Dict[str, Optional[str]]":
+    def mirrored(self, params: Json) -> Dict[str, Optional[str]]:
         """`Mcp-Param-*` a call must carry, from the tool's top-level properties marked
         `x-mcp-header` (None: the header must be absent, the argument being absent or null)."""
         tool = next((t for t in getattr(self.server, "tools", []) if t.name == params.get("name")), None)
@@ -187,7 +224,7 @@ class HttpShell(StdioShell):
                     ("true" if value else "false") if isinstance(value, bool) else str(value)
         return wanted
 
-    def check(self, handler: BaseHTTPRequestHandler, message: Json) -> "Optional[tuple[int, Json]]":
+    def check(self, handler: BaseHTTPRequestHandler, message: Json) -> Optional[tuple[int, Json]]:
         """Why this POST must be refused, as (HTTP status, JSON-RPC error), or None."""
         request_id = message.get("id")
         if self.era_of(handler.headers, message) == "legacy":
@@ -232,7 +269,7 @@ def handler_for(shell: HttpShell) -> type:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the journal is the record; stderr stays quiet
 
-        def refuse(self, status: int, body: "Optional[Json]" = None) -> None:
+        def refuse(self, status: int, body: Optional[Json] = None) -> None:
             data = json.dumps(body).encode() if body is not None else b""
             self.send_response(status)
             if status >= 400:  # whatever the client sent after this is not read: the connection ends

@@ -9,12 +9,9 @@ sent to `resources/list` is refused like an invented one.
 from __future__ import annotations
 
 import binascii
+from typing import Any, List
 
 from servers.rpc import INVALID_PARAMS, RpcError
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, List
 
 PAGING_MODES = ("normal", "empty-cursor", "endless")
 ENDLESS_PAGES = 40  # an endless lister gives up here, so a client without a page limit still ends
@@ -44,8 +41,7 @@ class Cursors:
 
     def _tag(self, body: bytes) -> bytes:
         # A keyed checksum, not a MAC: it catches a cursor the client made up or
-        # edited, which is all a fixture needs, without the ~4 ms that loading
-        # hashlib's OpenSSL adds to every server start.
+        # edited, which is all a fixture needs (a cursor guards no secret).
         return binascii.crc32(body, self._key).to_bytes(4, "big")
 
     def make(self, page: int, *, kind: bytes = b"", paging: str = "normal") -> str:

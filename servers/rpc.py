@@ -4,22 +4,16 @@ error a handler raises to answer with one, and what a tool handler returns.
 Defined here once so that `core` (the protocol) and `asking` (questions during
 a call) both build on it without importing each other; with them the framing
 every front shares: a line parsed into a request (or the error it earns) and a
-request answered with its result or error. Plain classes, not
-dataclasses: every fixture process would otherwise import `inspect` at start,
-about 10 ms of CPU each, and a self-check starts some twenty of them.
+request answered with its result or error.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
 
-# The fixtures import typing for the type checker only (mypy reads any name
-# TYPE_CHECKING as true): importing it would cost every server start about 4 ms.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    Json = Dict[str, Any]
+Json = Dict[str, Any]  # a JSON object as json.loads gives it
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -59,14 +53,14 @@ class ToolFailed(Exception):
         self.structured = structured
 
 
+@dataclass
 class ToolOutput:
     """What a tool handler returns: its text, optionally structured data, and
     content blocks to follow the text (resource links, embedded resources)."""
 
-    def __init__(self, text: str, structured: Optional[Any] = None, blocks: Optional[List[Json]] = None) -> None:
-        self.text = text
-        self.structured = structured
-        self.blocks = blocks or []
+    text: str
+    structured: Optional[Any] = None
+    blocks: List[Json] = field(default_factory=list)
 
 
 def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optional[Json]:
@@ -91,14 +85,14 @@ def handle_request(message: Json, dispatch: Callable[[str, Any], Json]) -> Optio
         return error_reply(request_id, RpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}"))
 
 
+@dataclass
 class Unreadable:
     """A line that is not a JSON object, with the error reply it earns."""
 
-    def __init__(self, reply: Json) -> None:
-        self.reply = reply
+    reply: Json
 
 
-def parse_request(line: bytes) -> "Json | Unreadable":
+def parse_request(line: bytes) -> Json | Unreadable:
     """A JSON-RPC object whose id (if any) can key a table, or the error it earns.
     Checked here, before any shell looks the id up: an object as an id is unhashable."""
     try:

@@ -7,20 +7,19 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any, List, Optional, Protocol
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from http.server import BaseHTTPRequestHandler
-    from typing import Any, List, Optional, Protocol
+from servers.rpc import Json
 
-    from servers.rpc import Json
 
-    class StreamOwner(Protocol):
-        """What a stream needs from its shell: the switches, and ids for events."""
+class StreamOwner(Protocol):
+    """What a stream needs from its shell: the switches, and ids for events."""
 
-        options: Any
+    options: Any
 
-        def event_id(self) -> str: ...
+    def event_id(self) -> str: ...
 
 
 def token_boundary(data: bytes) -> int:
@@ -42,7 +41,7 @@ def token_boundary(data: bytes) -> int:
 class Sink:
     """Where one POST's messages go: JSON for a lone reply, else an SSE stream."""
 
-    def __init__(self, handler: BaseHTTPRequestHandler, request_id: Any, headers: "List[tuple[str, str]]",
+    def __init__(self, handler: BaseHTTPRequestHandler, request_id: Any, headers: List[tuple[str, str]],
                  shell: StreamOwner) -> None:
         self.handler = handler
         self.request_id = request_id
@@ -110,12 +109,12 @@ class Sink:
         self.event(data, decoy=final and b'"text":"' in data)
 
 
+@dataclass
 class Held:
     """A broken stream's messages, kept for the GET that resumes it (`--sse-break`)."""
 
-    def __init__(self, request_id: Any) -> None:
-        self.request_id = request_id
-        self.messages: List[Json] = []
+    request_id: Any
+    messages: List[Json] = field(default_factory=list)
 
     def send(self, message: Json) -> None:
         self.messages.append(message)

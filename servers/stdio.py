@@ -18,29 +18,24 @@ import os
 import sys
 import threading
 import time
+from argparse import Namespace
+from typing import Any, Dict, List, Optional, Protocol, Set
 
 from servers.announce import for_listener, for_session, honoured
-from servers.core import no_report
+from servers.core import Report, no_report
 from servers.envelope import check_envelope
 from servers.journal import Journal, forked_by
-from servers.rpc import RpcError, error_reply, parse_request
+from servers.rpc import Json, RpcError, error_reply, parse_request
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from types import SimpleNamespace as Options
-    from typing import Any, Dict, List, Optional, Protocol, Set
 
-    from servers.core import Report
-    from servers.rpc import Json
+class Front(Protocol):
+    """What the shell needs from a server: a name and answers to lines."""
 
-    class Front(Protocol):
-        """What the shell needs from a server: a name and answers to lines."""
+    name: str
 
-        name: str
+    def handle_line(self, line: bytes) -> Optional[Json]: ...
 
-        def handle_line(self, line: bytes) -> Optional[Json]: ...
-
-        def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
+    def handle_message(self, message: Json, report: Report = no_report) -> Optional[Json]: ...
 
 
 EOF_GRACE = 1.0  # seconds to finish requests already read when stdin closes
@@ -50,7 +45,7 @@ HOLD_LIMIT = 30.0
 
 
 class StdioShell:
-    def __init__(self, server: Front, options: Options) -> None:
+    def __init__(self, server: Front, options: Namespace) -> None:
         self.server = server
         self.options = options
         self.journal = Journal(options.journal, options.evidence)

@@ -25,18 +25,13 @@ fixture, and each one is a second name for something real:
 
 from __future__ import annotations
 
-from servers.content import Prompt, Resource, Template
+from typing import Dict, List, Optional
+
+from servers.content import Content, Prompt, Resource, Template
 from servers.note_content import attachment_blob, note_resources, note_uri, tagged, tags, user
-from servers.rpc import INVALID_PARAMS, RpcError
+from servers.rpc import INVALID_PARAMS, Json, RpcError
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
-
-    from servers.content import Content
-    from servers.rpc import Json
-
-    Notes = Dict[str, Dict[str, str]]
+Notes = Dict[str, Dict[str, str]]
 
 
 def alias(uri: str, note_id: str, notes: Notes, *, mime_type: str = "text/markdown") -> Resource:

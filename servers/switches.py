@@ -1,149 +1,170 @@
-"""The fixture servers' switches: every `--option` (each also an environment
-variable), and the tools and annotations they add or change. Parsed here;
-`servers.stdio` acts on them.
+"""The fixture servers' command line: every `--switch`, read with argparse.
+
+A switch whose help names an environment variable (MCP_LAB_...) takes its
+default from there, read each time the command line is parsed. The values of
+`--latency`, `--annotations` and `--add-tool` are read into what they stand
+for here, so a malformed one is refused like any other bad switch: one line,
+exit status 2. `servers.launch` acts on the switches.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
-import sys
-from types import SimpleNamespace as Options
+from typing import Any, List, NoReturn, Optional, Tuple
 
-from servers import argv
-from servers.argv import Switch
 from servers.core import Tool
 from servers.paging import PAGING_MODES
 from servers.rpc import ToolOutput
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    import argparse
-    from typing import Any, Dict, List, Optional
 
 FAILURE_MODES = ("exit-at-start", "never-answer", "garbage", "exit-on-discover")
 # Switches whose additions each fixture defines for itself (`Server.switchable`).
 SWITCHED = ("lifecycle-tools", "conformance-names")
 
 
-env = os.environ.get
-# Every switch, once: read by servers.argv on the common path, by argparse for help and errors.
-SWITCHES = (
-    Switch("--era", "current: MCP 2026-07-28 (default); legacy: only the 2025-11-25 "
-           "initialize handshake (MCP_LAB_ERA)",
-           choices=("current", "legacy"), default=lambda: env("MCP_LAB_ERA") or "current"),
-    Switch("--journal", "append every message in and out, with timestamps (MCP_LAB_JOURNAL)",
-           default=lambda: env("MCP_LAB_JOURNAL"), metavar="FILE"),
-    Switch("--evidence", "also send each journal line to the lab's runner listening on this Unix socket "
-           "(MCP_LAB_EVIDENCE)", default=lambda: env("MCP_LAB_EVIDENCE"), metavar="SOCKET"),
-    Switch("--fail", "misbehave on purpose: exit at start, never answer, write a garbage "
-           "line before each reply, or exit when probed with server/discover "
-           "(MCP_LAB_FAIL)", choices=FAILURE_MODES, default=lambda: env("MCP_LAB_FAIL") or None),
-    Switch("--delay", "answer every request S seconds late (MCP_LAB_DELAY)",
-           type=float, default=lambda: float(env("MCP_LAB_DELAY") or 0), metavar="S"),
-    Switch("--latency", "make calls to TOOL take S seconds; repeatable "
-           "(MCP_LAB_LATENCY, comma-separated)", takes="append", metavar="TOOL=S"),
-    Switch("--inline", "answer each request on the reading thread, in order (fastest; "
-           "no concurrency, so no --latency or --hold) (MCP_LAB_INLINE)",
-           takes="flag", default=lambda: bool(env("MCP_LAB_INLINE"))),
-    Switch("--hold", "hold each reply to a call of TOOL until another reply has gone out "
-           "(at most 30 s), so replies come back out of order; repeatable", takes="append", metavar="TOOL"),
-    Switch("--paging", "normal; empty-cursor: the cursor to the second page is \"\" (a real "
-           "cursor); endless: every page has a nextCursor (a client must stop itself)",
-           choices=PAGING_MODES, default="normal"),
-    Switch("--http", "serve over Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio "
-           "(0: any free port, printed on stderr); runs until killed", type=int, metavar="PORT"),
-    Switch("--sse", "with --http: answer every request as an event stream, written with every "
-           "liberty the format allows (CRLF, comments, data over two lines, ids)", takes="flag"),
-    Switch("--sse-break", "with --http --era legacy: end a call's stream after a priming event; the "
-           "reply waits for a GET with that event's Last-Event-ID", takes="append", metavar="TOOL"),
-    Switch("--unknown-session", "with --http: how a request carrying an Mcp-Session-Id the server does not know "
-           "is refused: 404 (the spec's) or 400 'Bad Request: No valid session ID provided' "
-           "(as @modelcontextprotocol/server-everything answers)",
-           type=int, choices=(404, 400), default=404, metavar="STATUS"),
-    Switch("--auth", "with --http: put a small OAuth 2.1 authorization server in front (same port): "
-           "ask shows a page to approve each sign-in (the default), auto approves at "
-           "once with a redirect (for tests)", takes="optional", choices=("ask", "auto"), const="ask"),
-    Switch("--token-ttl", "with --auth: seconds an access token lasts (default 3600)",
-           type=float, default=3600.0, metavar="S"),
-    Switch("--auth-client", "with --auth: a pre-registered confidential client (client_credentials "
-           "too); repeatable", takes="append", metavar="ID=SECRET"),
-    Switch("--page-size", "hand out N tools per page instead of the server's own number", type=int, metavar="N"),
-    Switch("--list-ttl-ms", "the ttlMs each tools/list page carries: how long a client may reuse it "
-           "(default 0: not at all)", type=int, default=0, metavar="MS"),
-    Switch("--silent", "read and journal METHOD but never answer it; repeatable", takes="append", metavar="METHOD"),
-    Switch("--bare-reply", "answer METHOD with a reply that has neither result nor error "
-           "(a protocol violation the client must reject); repeatable", takes="append", metavar="METHOD"),
-    Switch("--empty-reply", "answer METHOD with an empty result, {} (legal: what an acknowledgement "
-           "carries); repeatable", takes="append", metavar="METHOD"),
-    Switch("--bad-progress", "before a request's first progress report, send two malformed ones (a "
-           "progress that is not a number, and none at all) that a client must ignore", takes="flag"),
-    Switch("--annotations", "list TOOL with these annotations instead of its own (null: none at all, so "
-           "every hint takes its default; values need not be booleans); repeatable",
-           takes="append", metavar="TOOL=JSON"),
-    Switch("--add-tool", "add a read-only tool named NAME (any characters), with the JSON input "
-           "schema after '=' (default: no arguments); it answers with its name; repeatable",
-           takes="append", metavar="NAME[=SCHEMA]"),
-    Switch("--lifecycle-tools", "add the tools that exercise the rest of the lifecycle, which the default lists "
-           "leave out (the lab's items count them): notes gets edit_note, link_notes and "
-           "embed_note; tickets gets draft_reply (sampling) and scan_roots (roots)", takes="flag"),
-    Switch("--conformance-names", "notes: also serve the fixed names the official conformance suite asks for "
-           "(test://static-text, test_simple_prompt, ...), mapped onto the library's notes", takes="flag"),
-    Switch("--progress-steps", "tools that report progress do so N times (default 5)",
-           type=int, default=5, metavar="N"),
-    Switch("--progress-gap", "seconds of simulated work before each progress report (default 0.03)",
-           type=float, default=0.03, metavar="S"),
-    Switch("--task-steps", "a task's job works in N steps (default 4)", type=int, default=4, metavar="N"),
-    Switch("--task-gap", "seconds of simulated work per task step (default 0.05)",
-           type=float, default=0.05, metavar="S"),
-    Switch("--task-poll-ms", "the pollIntervalMs a task handle suggests (default 100)",
-           type=int, default=100, metavar="MS"),
-    Switch("--task-ttl-ms", "how long a task is kept after it is created (default 60000)",
-           type=int, default=60_000, metavar="MS"),
-)
+class SwitchParser(argparse.ArgumentParser):
+    """argparse's parser, except that a mistake is one line (the switch and what is
+    wrong with it) rather than the usage of thirty switches first; --help lists them."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
 
 
-def parser(name: str) -> "argparse.ArgumentParser":
-    """argparse's parser for a fixture's switches: for --help, and for what argv.read leaves to it."""
-    return argv.parser(SWITCHES, prog=f"python -m servers.{name}",
-                       description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
-                       epilog="A switch whose help names an environment variable (MCP_LAB_...) also reads it "
-                              "from there.")
-
-
-def parse_options(name: str, args: Optional[List[str]]) -> Options:
-    """The switches `args` (the command line's when None) set, and the rest's defaults."""
-    words = sys.argv[1:] if args is None else list(args)
-    values = argv.read(words, SWITCHES)
-    if values is None:  # help, an error, or a spelling only argparse reads
-        values = vars(parser(name).parse_args(words))
-    options = Options(**values)
-    pairs = list(options.latency) + [p for p in (env("MCP_LAB_LATENCY") or "").split(",") if p]
-    latency: Dict[str, float] = {}
-    for pair in pairs:
-        tool, sep, seconds = pair.partition("=")
-        try:
-            latency[tool] = float(seconds)
-        except ValueError:
-            sep = ""
-        if not sep:
-            parser(name).error(f"--latency wants TOOL=SECONDS, got {pair!r}")
-    options.latency = latency
-    return options
-
-
-def parsed_json(text: str, switch: str) -> Any:
+def json_after_equals(text: str) -> Any:
+    """The JSON a switch's value carries after its '='."""
     try:
         return json.loads(text)
     except ValueError:
-        raise SystemExit(f"{switch}: the text after '=' is not JSON: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"the text after '=' is not JSON: {text!r}") from None
+
+
+def latency(pair: str) -> Tuple[str, float]:
+    """`TOOL=S` (from `--latency` or MCP_LAB_LATENCY): the tool and its seconds."""
+    tool, equals, seconds = pair.partition("=")
+    try:
+        if equals:
+            return tool, float(seconds)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"not TOOL=SECONDS: {pair!r}")
+
+
+def tool_annotations(spec: str) -> Tuple[str, Any]:
+    """`TOOL=JSON`: the tool and the annotations it is listed with instead of its own."""
+    tool, _, given = spec.partition("=")
+    return tool, json_after_equals(given)
 
 
 def extra_tool(spec: str) -> Tool:
     """A tool from `--add-tool NAME[=SCHEMA]`: names a model API cannot take as
     they are (spaces, '/', ':', '@', letters beyond ASCII), or enums of any values."""
-    name, sep, schema = spec.partition("=")
-    input_schema = parsed_json(schema, "--add-tool") if sep else {"type": "object", "additionalProperties": False}
+    name, equals, schema = spec.partition("=")
+    input_schema = json_after_equals(schema) if equals else {"type": "object", "additionalProperties": False}
     return Tool(name, f"An extra tool named {name!r} (fixture --add-tool).", input_schema,
                 lambda arguments: ToolOutput(f"{name} ran with {json.dumps(arguments, sort_keys=True)}"),
                 title=f"Extra: {name}", annotations={"readOnlyHint": True, "openWorldHint": False})
+
+
+def parser(name: str) -> argparse.ArgumentParser:
+    """The parser for the fixture `name`, its defaults read from the environment now."""
+    env = os.environ.get
+    switches = SwitchParser(prog=f"python -m servers.{name}",
+                            description=f"The lab's '{name}' fixture MCP server (2026-07-28, stdio).",
+                            epilog="A switch whose help names an environment variable (MCP_LAB_...) also reads "
+                                   "it from there.")
+    add = switches.add_argument
+    add("--era", choices=("current", "legacy"), default=env("MCP_LAB_ERA") or "current",
+        help="current: MCP 2026-07-28 (default); legacy: only the 2025-11-25 initialize handshake (MCP_LAB_ERA)")
+    add("--journal", metavar="FILE", default=env("MCP_LAB_JOURNAL"),
+        help="append every message in and out, with timestamps (MCP_LAB_JOURNAL)")
+    add("--evidence", metavar="SOCKET", default=env("MCP_LAB_EVIDENCE"),
+        help="also send each journal line to the lab's runner listening on this Unix socket (MCP_LAB_EVIDENCE)")
+    add("--fail", choices=FAILURE_MODES, default=env("MCP_LAB_FAIL") or None,
+        help="misbehave on purpose: exit at start, never answer, write a garbage line before each reply, or "
+             "exit when probed with server/discover (MCP_LAB_FAIL)")
+    add("--delay", type=float, metavar="S", default=float(env("MCP_LAB_DELAY") or 0),
+        help="answer every request S seconds late (MCP_LAB_DELAY)")
+    add("--latency", action="append", type=latency, metavar="TOOL=S", default=[],
+        help="make calls to TOOL take S seconds; repeatable (MCP_LAB_LATENCY, comma-separated)")
+    add("--inline", action="store_true", default=bool(env("MCP_LAB_INLINE")),
+        help="answer each request on the reading thread, in order (fastest; no concurrency, so no --latency "
+             "or --hold) (MCP_LAB_INLINE)")
+    add("--hold", action="append", metavar="TOOL", default=[],
+        help="hold each reply to a call of TOOL until another reply has gone out (at most 30 s), so replies "
+             "come back out of order; repeatable")
+    add("--paging", choices=PAGING_MODES, default="normal",
+        help="normal; empty-cursor: the cursor to the second page is \"\" (a real cursor); endless: every page "
+             "has a nextCursor (a client must stop itself)")
+    add("--http", type=int, metavar="PORT",
+        help="serve over Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0: any free port, "
+             "printed on stderr); runs until killed")
+    add("--sse", action="store_true",
+        help="with --http: answer every request as an event stream, written with every liberty the format "
+             "allows (CRLF, comments, data over two lines, ids)")
+    add("--sse-break", action="append", metavar="TOOL", default=[],
+        help="with --http --era legacy: end a call's stream after a priming event; the reply waits for a GET "
+             "with that event's Last-Event-ID")
+    add("--unknown-session", type=int, choices=(404, 400), default=404, metavar="STATUS",
+        help="with --http: how a request carrying an Mcp-Session-Id the server does not know is refused: 404 "
+             "(the spec's) or 400 'Bad Request: No valid session ID provided' (as "
+             "@modelcontextprotocol/server-everything answers)")
+    add("--auth", nargs="?", choices=("ask", "auto"), const="ask",
+        help="with --http: put a small OAuth 2.1 authorization server in front (same port): ask shows a page "
+             "to approve each sign-in (the default), auto approves at once with a redirect (for tests)")
+    add("--token-ttl", type=float, metavar="S", default=3600.0,
+        help="with --auth: seconds an access token lasts (default 3600)")
+    add("--auth-client", action="append", metavar="ID=SECRET", default=[],
+        help="with --auth: a pre-registered confidential client (client_credentials too); repeatable")
+    add("--page-size", type=int, metavar="N", help="hand out N tools per page instead of the server's own number")
+    add("--list-ttl-ms", type=int, metavar="MS", default=0,
+        help="the ttlMs each tools/list page carries: how long a client may reuse it (default 0: not at all)")
+    add("--silent", action="append", metavar="METHOD", default=[],
+        help="read and journal METHOD but never answer it; repeatable")
+    add("--bare-reply", action="append", metavar="METHOD", default=[],
+        help="answer METHOD with a reply that has neither result nor error (a protocol violation the client "
+             "must reject); repeatable")
+    add("--empty-reply", action="append", metavar="METHOD", default=[],
+        help="answer METHOD with an empty result, {} (legal: what an acknowledgement carries); repeatable")
+    add("--bad-progress", action="store_true",
+        help="before a request's first progress report, send two malformed ones (a progress that is not a "
+             "number, and none at all) that a client must ignore")
+    add("--annotations", action="append", type=tool_annotations, metavar="TOOL=JSON", default=[],
+        help="list TOOL with these annotations instead of its own (null: none at all, so every hint takes its "
+             "default; values need not be booleans); repeatable")
+    add("--add-tool", action="append", type=extra_tool, metavar="NAME[=SCHEMA]", default=[],
+        help="add a read-only tool named NAME (any characters), with the JSON input schema after '=' "
+             "(default: no arguments); it answers with its name; repeatable")
+    add("--lifecycle-tools", action="store_true",
+        help="add the tools that exercise the rest of the lifecycle, which the default lists leave out (the "
+             "lab's items count them): notes gets edit_note, link_notes and embed_note; tickets gets "
+             "draft_reply (sampling) and scan_roots (roots)")
+    add("--conformance-names", action="store_true",
+        help="notes: also serve the fixed names the official conformance suite asks for (test://static-text, "
+             "test_simple_prompt, ...), mapped onto the library's notes")
+    add("--progress-steps", type=int, metavar="N", default=5,
+        help="tools that report progress do so N times (default 5)")
+    add("--progress-gap", type=float, metavar="S", default=0.03,
+        help="seconds of simulated work before each progress report (default 0.03)")
+    add("--task-steps", type=int, metavar="N", default=4, help="a task's job works in N steps (default 4)")
+    add("--task-gap", type=float, metavar="S", default=0.05,
+        help="seconds of simulated work per task step (default 0.05)")
+    add("--task-poll-ms", type=int, metavar="MS", default=100,
+        help="the pollIntervalMs a task handle suggests (default 100)")
+    add("--task-ttl-ms", type=int, metavar="MS", default=60_000,
+        help="how long a task is kept after it is created (default 60000)")
+    return switches
+
+
+def parse_options(name: str, args: Optional[List[str]] = None) -> argparse.Namespace:
+    """The switches `args` (the command line's when None) set, and the rest's
+    defaults; `latency` as a table of tool -> seconds, MCP_LAB_LATENCY's too."""
+    switches = parser(name)
+    options = switches.parse_args(args)
+    pairs = [pair for pair in (os.environ.get("MCP_LAB_LATENCY") or "").split(",") if pair]
+    try:
+        from_environment = [latency(pair) for pair in pairs]
+    except argparse.ArgumentTypeError as exc:
+        switches.error(f"MCP_LAB_LATENCY: {exc}")
+    options.latency = dict(options.latency + from_environment)
+    return options

@@ -19,27 +19,24 @@ Every change of state goes to `on_event` (the shell journals it), including
 the moment a cancelled job actually stops working, so a check can prove that
 nothing kept running after a cancel.
 
-Over 300 lines because the board serves both eras from one state machine;
+Both eras in one module because the board serves them from one state machine;
 splitting the wire shapes from it would split each rule in two.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import threading
 import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
 
-from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, RpcError, ToolFailed, ToolOutput
+from servers.asking import Asker
+from servers.rpc import INTERNAL_ERROR, INVALID_PARAMS, Json, RpcError, ToolFailed, ToolOutput
 
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional
-
-    from servers.rpc import Json
-
-    Asker = Callable[[str, Json], Optional[Json]]  # (method, params) -> the client's result, None if none
-    Event = Callable[..., None]
-    Job = Callable[[Json, "TaskWork"], ToolOutput]
+Event = Callable[..., None]
+Job = Callable[[Json, "TaskWork"], ToolOutput]
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 TERMINAL = ("completed", "failed", "cancelled")
@@ -62,32 +59,37 @@ class Withdrawn(Exception):
 
 
 def now_iso(moment: float) -> str:
-    import datetime  # here: only tasks need it, and every server start would pay for the import
-
     return datetime.datetime.fromtimestamp(moment, datetime.timezone.utc).isoformat(
         timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass
 class Task:
-    def __init__(self, task_id: str, tool: str, message: str = "") -> None:
-        self.task_id = task_id
-        self.tool = tool
-        self.status = "working"
-        self.message = message
-        self.created = self.updated = time.time()
-        self.result: Optional[Json] = None  # the CallToolResult, once completed (or failed with isError, legacy)
-        self.error: Optional[Json] = None  # the JSON-RPC error object, once failed
-        self.questions: Dict[str, Json] = {}  # outstanding inputRequests
-        self.answers: Dict[str, Json] = {}
-        self.cancel = threading.Event()
-        self.stopped = threading.Event()  # its job has returned
-        self.result_waiters = 0  # legacy: how many tasks/result calls are open for it
+    """One task's state: read and changed by its job's thread and by the client's
+    requests, under the board's lock."""
+
+    task_id: str
+    tool: str
+    message: str = ""
+    status: str = "working"
+    created: float = field(default_factory=time.time)
+    updated: float = field(init=False)  # when its status last changed (at first: when it was created)
+    result: Optional[Json] = None  # the CallToolResult, once completed (or failed with isError, legacy)
+    error: Optional[Json] = None  # the JSON-RPC error object, once failed
+    questions: Dict[str, Json] = field(default_factory=dict)  # outstanding inputRequests
+    answers: Dict[str, Json] = field(default_factory=dict)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    stopped: threading.Event = field(default_factory=threading.Event)  # its job has returned
+    result_waiters: int = 0  # legacy: how many tasks/result calls are open for it
+
+    def __post_init__(self) -> None:
+        self.updated = self.created
 
 
 class TaskWork:
     """What a job sees of its task: report, ask, and stop when cancelled."""
 
-    def __init__(self, board: "TaskBoard", task: Task, can_ask: bool) -> None:
+    def __init__(self, board: TaskBoard, task: Task, can_ask: bool) -> None:
         self.board = board
         self.task = task
         self.can_ask = can_ask

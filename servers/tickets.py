@@ -10,27 +10,22 @@ Run it as `python -m servers.tickets` or `python servers/tickets.py`.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
 import sys
 import time
+from typing import Dict, List, Optional
 
 if __package__ in (None, ""):  # run as a file path: make `servers` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from servers.core import Server, Tool  # noqa: E402
-from servers.rpc import INTERNAL_ERROR, RpcError, ToolFailed, ToolOutput  # noqa: E402
-from servers.launch import run  # noqa: E402
 from servers.asking import NeedInput  # noqa: E402
+from servers.core import Report, Server, Tool  # noqa: E402
+from servers.launch import run  # noqa: E402
+from servers.rpc import INTERNAL_ERROR, Json, RpcError, ToolFailed, ToolOutput  # noqa: E402
 from servers.tasks import Lapsed, TaskWork, Withdrawn  # noqa: E402
-
-TYPE_CHECKING = False  # typing for the type checker only (see servers/rpc.py)
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
-
-    from servers.core import Report
-    from servers.rpc import Json
 
 TICKETS: Dict[str, Dict[str, str]] = {
     "T-101": {"title": "Login page times out", "status": "open", "queue": "web"},
@@ -71,8 +66,6 @@ def close_ticket(arguments: Json) -> ToolOutput:
 
 
 def schedule_followup(arguments: Json) -> ToolOutput:
-    import datetime  # here, not at the top: only this tool needs it, and every start pays for an import
-
     date = str(arguments["date"])
     today = datetime.date.today().isoformat()
     # The classic self-healing error: the model reads this and retries.

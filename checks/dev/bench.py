@@ -1,25 +1,35 @@
 """`python -m checks.dev.bench`: the performance table, every row measured side by
 side in one run, several repetitions, median and spread, as ratios.
 
-    python -m checks.dev.bench [--quick]
+    python -m checks.dev.bench [--quick] [--against REV]
 
 Absolute rates drift from run to run and machine to machine; ratios measured
 in the same run, interleaved, do not drift much. Targets are ratios too.
+
+`--against REV` measures, instead of the table, what a change costs where a
+person waits: a fixture server's start and the self-check's wall time (row 5),
+this checkout and the commit REV (written out with `git archive`) interleaved
+in one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 import tracemalloc
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Tuple
 
 import anyio
@@ -178,17 +188,100 @@ def aggregation(servers: int, tools: int) -> "tuple[float, float]":
 
 # -- row 5: the self-check's wall time -------------------------------------------------
 
-def checks_time(target: str) -> float:
-    """Wall time of one self-check, pinned to two CPUs where `taskset` exists
-    (the smallest machine the lab promises to be quick on), with bytecode cached
-    as a learner's Python caches it: PYTHONDONTWRITEBYTECODE, a setting of some
-    maintainers' machines and CI's, would have every run compile the lab again."""
-    pin = ["taskset", "-c", "0,1"] if shutil.which("taskset") else []
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+def checks_time(target: str, root: Path = ROOT) -> float:
+    """Wall time of one self-check of the checkout at `root`, pinned to two CPUs
+    where `taskset` exists (the smallest machine the lab promises to be quick on),
+    with bytecode cached as a learner's Python caches it: PYTHONDONTWRITEBYTECODE,
+    a setting of some maintainers' machines and CI's, would have every run compile
+    the lab again. Run from `root`, `python -m checks` is that checkout's: the
+    working directory comes first on the module path, before the installed one."""
     began = time.perf_counter()
-    subprocess.run([*pin, sys.executable, "-m", "checks", "--target", target], capture_output=True,
-                   timeout=120, cwd=ROOT, env={**env, "MOCK": "1"})
+    subprocess.run([*pinned(), sys.executable, "-m", "checks", "--target", target], capture_output=True,
+                   timeout=120, cwd=root, env={**caching_environment(), "MOCK": "1"})
     return time.perf_counter() - began
+
+
+def pinned() -> List[str]:
+    return ["taskset", "-c", "0,1"] if shutil.which("taskset") else []
+
+
+def caching_environment() -> Dict[str, str]:
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
+# -- --against: this checkout beside another commit, where a person waits --------------
+
+DISCOVER = (json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}})
+            + "\n").encode()
+
+
+def written_out(rev: str, into: Path, repository: Path = ROOT) -> Path:
+    """The tree of commit `rev` (anything git names a commit by), written under `into`."""
+    archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=repository, capture_output=True,
+                             check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def server_start(root: Path) -> Tuple[float, float]:
+    """The notes fixture of the checkout at `root`, started as the judge starts it
+    (`-I -S`, a journal, pinned as row 5 is): the seconds until its answer to
+    server/discover, and the CPU seconds its process used from start to exit."""
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-bench-") as scratch:
+        command = [*pinned(), sys.executable, "-I", "-S", str(root / "servers" / "notes.py"),
+                   "--journal", str(Path(scratch) / "journal.jsonl")]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        began = time.perf_counter()
+        with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              env=caching_environment()) as server:
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(DISCOVER)
+            server.stdin.flush()
+            answer = server.stdout.readline()
+            took = time.perf_counter() - began
+            server.stdin.close()
+            server.wait(timeout=30)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert b'"supportedVersions"' in answer, answer[:200]
+    return took, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+STARTS = 10  # fixture starts a repetition, for each checkout
+
+
+def side_by_side(rev: str, reps: int) -> None:
+    """Each measurement taken for both checkouts in turn, so both meet the same noise."""
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-against-") as scratch:
+        roots = {"this checkout": ROOT, rev: written_out(rev, Path(scratch))}
+        starts: Dict[str, List[Tuple[float, float]]] = {name: [] for name in roots}
+        walls: Dict[Tuple[str, str], List[float]] = {(name, t): [] for name in roots for t in ("solution", "starter")}
+        for root in roots.values():  # not counted: the first run compiles and caches each checkout's bytecode
+            server_start(root)
+            for target in ("solution", "starter"):
+                checks_time(target, root)
+        for _ in range(reps):  # taken in turns, one of each at a time
+            for _ in range(STARTS):
+                for name, root in roots.items():
+                    starts[name].append(server_start(root))
+            for target in ("solution", "starter"):
+                for name, root in roots.items():
+                    walls[name, target].append(checks_time(target, root))
+    this, other = roots
+    print(f"  {'side by side: median (spread)':<52} {'this checkout':<20} {rev[:20]:<20} ratio")
+    for index, what in ((0, "a notes fixture's start to its first answer, wall"), (1, "the same start, CPU to exit")):
+        compared(what, Sample([s[index] * 1000 for s in starts[this]]),
+                 Sample([s[index] * 1000 for s in starts[other]]), "ms")
+    for target in ("solution", "starter"):
+        compared(f"MOCK=1 python -m checks --target {target}, 2 CPUs", Sample(walls[this, target]),
+                 Sample(walls[other, target]), "s")
+
+
+def compared(what: str, ours: Sample, theirs: Sample, unit: str) -> None:
+    def shown(sample: Sample) -> str:
+        digits = 2 if unit == "s" else 1
+        return f"{sample.median:.{digits}f} {unit} ({min(sample.values):.{digits}f}-{max(sample.values):.{digits}f})"
+    print(f"  {what:<52} {shown(ours):<20} {shown(theirs):<20} {ours.median / theirs.median:.2f}x", flush=True)
 
 
 # -- rows 8 and 9: what a question costs with the provider's prompt cache ------------------
@@ -221,8 +314,13 @@ def cost_rows(api: str, runs: List[Tuple[Scenario, CostRun, CostRun]],
 def main(argv: "List[str] | None" = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m checks.dev.bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer calls and repetitions (a smoke run)")
+    parser.add_argument("--against", metavar="REV",
+                        help="instead of the table: a fixture's start and row 5, this checkout beside commit REV")
     options = parser.parse_args(argv)
     calls, reps = (50, 1) if options.quick else (2000, 5)  # quick: does every row run, not how fast
+    if options.against is not None:
+        side_by_side(options.against, reps)
+        return 0
     minimal = [sys.executable, str(ROOT / "checks" / "dev" / "bench_server.py")]
     rows: List[List[str]] = []
 

@@ -8,8 +8,8 @@ reaches the caller as a clear reason (offline table or `isError` text), and
 when the client closes no process is left (checked in the process table, by
 the pids the servers wrote to their journals). Every scenario has a deadline.
 
-Over 300 lines because it is a catalogue: each scenario is a few lines of
-setup and claim; the shared lab is fault_lab.py, the hostile half hostile.py.
+A catalogue: each scenario is a few lines of setup and claim; the shared lab
+is fault_lab.py, the hostile half hostile.py.
 """
 
 from __future__ import annotations

@@ -105,11 +105,7 @@ LAB_MODULES = ("checks", "solution", "starter", "servers.notes", "servers.ticket
 
 
 def parser_of(module: str, argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The parser a program reads `argv` with, caught at its parse_args (the servers
-    read a plain command line without argparse: theirs is built from the same table)."""
-    if module in ("servers.notes", "servers.tickets"):
-        from servers.switches import parser
-        return parser(module.split(".")[1])
+    """The parser a program reads `argv` with, caught at its parse_args."""
     err = io.StringIO()
     with contextlib.redirect_stderr(err), stop_after_parsing():
         try:

@@ -152,8 +152,15 @@ class Lab:
         path = self.journal_path(label or alias)
         self.journals.append(Journal(label or alias, path))
         args = (*self.launch(server, path), *extra)
-        return self.target.module("host.config").HostServerSpec(alias, sys.executable, args, {}, str(ROOT), timeout,
-                                                                 **fields)
+        return self.spec(alias, sys.executable, args, {}, str(ROOT), timeout, **fields)
+
+    def spec(self, *args: Any, **fields: Any) -> Any:
+        """The target's `ServerSpec`; the reference's (host/config.py) for a key only
+        its layers read (a per-tool timeout, tasks, a URL), so an item of the nine
+        needs nothing of the learner's package but the day's client."""
+        if fields.keys() - {"timeout", "trusted", "inherit_env"}:
+            return self.target.module("host.config").HostServerSpec(*args, **fields)
+        return self.target.config.ServerSpec(*args, **fields)
 
     def journal_path(self, name: str) -> Path:
         """Where the next server's journal goes: named as the trace names it."""
@@ -185,7 +192,7 @@ class Lab:
         while True:
             listening = next((e for e in journal.entries() if e.kind == "listening"), None)
             if listening is not None:
-                return self.target.module("host.config").HostServerSpec(alias, "", url=str(listening.raw["url"]), **fields)
+                return self.spec(alias, "", url=str(listening.raw["url"]), **fields)
             if process.poll() is not None or time.monotonic() > deadline:
                 raise HarnessError(f"the fixture '{alias}' over HTTP did not start (see {path})")
             await anyio.sleep(0.005)

@@ -1,43 +1,47 @@
-"""Each region judged on its own code: the package an item runs against.
+"""The package each item runs against: the learner's client, with the reference's layers.
 
-An item that owns a region (item 3 owns exercise 2, E6 owns extension E6)
-runs against the learner's package with every *other* region's body
-replaced by the reference's; an item that owns none (1, 4, 7, 9) runs with
-every region the reference's. So a region's verdict depends on that region
-alone: E6 is judged with the reference's E7 answering the task's question,
-and a half-done lab shows each finished region green. The code outside the
-regions stays the learner's everywhere (it equals the reference's in the
-shipped starter, and a learner who edits it is judged with the edit).
+The learner's package is the day's client (the reference's top-level modules,
+with the learner's code in its regions); the reference client is that core and
+its layers (solution/remote/, lifecycle/, host/ ...). So an item is judged in
+a package built from both: the learner's top-level files, and the reference's
+layers beside them, which import the learner's core as their own. An item
+whose duty lives in a layer (E6's tasks, E9's event streams) thus runs the
+reference's machinery around the learner's function.
 
-The copies live in a scratch directory for the run. Paths and line numbers
-shown to the learner are mapped back to the learner's own files: the copy's
-lines outside the swapped regions are the learner's, shifted by however many
-lines the swapped bodies added or took away.
+Each region is judged on its own code. An item that owns a region (item 3
+owns exercise 2, E6 owns extension E6) runs with every *other* region's body
+the reference's; an item that owns none (1, 4, 7, 9) with every region the
+reference's. So a region's verdict depends on that region alone, and a
+half-done lab shows each finished region green. Code outside the regions
+stays the learner's everywhere (it equals the reference's in the shipped
+starter, and a learner who edits it is judged with the edit).
+
+Only the learner's regular top-level `.py` files are read, and nothing from or
+into their `__pycache__`: each built package lives in a scratch directory of
+the run, its swapped files compiled there, once a run for each distinct text.
+Paths and line numbers shown to the learner are mapped back to the learner's
+own files: a copy's lines outside the swapped regions are the learner's,
+shifted by however many lines the swapped bodies added or took away.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
+import marshal
 import os
-import py_compile
 import shutil
-import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from checks.exercises import EXTENSION, REGION, EXTENSIONS
-from checks.files import write_whole
+from checks.exercises import EXTENSION, EXTENSIONS, REGION
 from checks.target import ROOT, Shift, Target, TargetError, load_target
 
 OUTSIDE = ""  # the key of the package in which every region is the reference's
-# A swapped file's bytecode, kept in the package's own __pycache__ between runs
-# (`aggregator.hybrid-<hash of the text>.cpython-311.pyc`): most runs swap the
-# same texts as the last, and compiling them is most of what a copy costs.
-COMPILED = ".hybrid-"
-KEPT = 100  # such files kept at most, the least recently used dropped first (a full run makes some 30)
+REFERENCE = ROOT / "solution"
+MAX_FILES = 200  # a learner's package holds some 25 modules; past this it is not the lab's
+MAX_BYTES = 1024 * 1024  # one module; the largest of the lab's is under 30 KB
 
 
 def region_of(item: object) -> str:
@@ -54,8 +58,6 @@ def bodies(text: str) -> Dict[str, Tuple[int, int]]:
     found = {m.group(1): m.span(2) for m in REGION.finditer(text)}
     found.update({m.group(1): m.span(2) for m in EXTENSION.finditer(text)})
     return found
-
-
 
 
 def swapped(learner: str, reference: str, keep: str,
@@ -81,6 +83,29 @@ def swapped(learner: str, reference: str, keep: str,
     return copy + learner[at:], shifts
 
 
+def layers(reference: Path = REFERENCE) -> List[Path]:
+    """The reference's layers: its subpackages (its tests are no layer)."""
+    return sorted(path for path in reference.iterdir() if path.is_dir() and path.name != "tests"
+                  and (path / "__init__.py").is_file())
+
+
+def learner_files(directory: Path) -> Dict[str, str]:
+    """The learner's modules: the regular top-level `.py` files of `directory`, as text.
+    Nothing else is read (no link, FIFO or device; no bytecode), and not without bound."""
+    found: Dict[str, str] = {}
+    with os.scandir(directory) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if not entry.name.endswith(".py") or not entry.is_file(follow_symlinks=False):
+                continue
+            if len(found) >= MAX_FILES:
+                raise OSError(f"more than {MAX_FILES} modules in {directory}")
+            if entry.stat(follow_symlinks=False).st_size > MAX_BYTES:
+                raise OSError(f"{entry.name} is over {MAX_BYTES // 1024} KB")
+            with open(entry.path, "rb") as file:
+                found[entry.name] = file.read(MAX_BYTES + 1).decode("utf-8")
+    return found
+
+
 # What the runner hands the worker for one region: the copy's directory, and per
 # file how its lines map back to the learner's ({} when the copy is the package itself).
 Prepared = Dict[str, object]
@@ -91,106 +116,76 @@ class Package:
     the regions it marks (in both), and which of them differ from the reference's."""
 
     def __init__(self, directory: Path) -> None:
-        reference = ROOT / "solution"
         self.directory = directory
+        # The reference itself (or a whole copy of it) needs nothing added: its layers are there.
+        self.whole = all((directory / layer.name / "__init__.py").is_file() for layer in layers())
+        self.sources = learner_files(directory)
         self.files: Dict[str, Tuple[str, str, Tuple[Dict[str, Tuple[int, int]], Dict[str, Tuple[int, int]]]]] = {}
         self.differing: Dict[str, Set[str]] = {}
-        self.compiled: Dict[str, bytes] = {}  # a swapped text's key -> its bytecode, made once a run
-        for path in sorted(directory.glob("*.py")):
-            text = path.read_text(encoding="utf-8")
-            other = reference / path.name
+        for name, text in self.sources.items():
+            other = REFERENCE / name
             if not other.is_file() or "# >>> " not in text:
                 continue  # no region in it: the copy takes it as it is
             theirs_text = other.read_text(encoding="utf-8")
             parsed = (bodies(text), bodies(theirs_text))
-            self.files[path.name] = (text, theirs_text, parsed)
-            self.differing[path.name] = {name for name, (start, end) in parsed[0].items()
-                                         if name in parsed[1] and
-                                         text[start:end] != theirs_text[slice(*parsed[1][name])]}
+            self.files[name] = (text, theirs_text, parsed)
+            self.differing[name] = {name for name, (start, end) in parsed[0].items()
+                                    if name in parsed[1] and
+                                    text[start:end] != theirs_text[slice(*parsed[1][name])]}
+        self.made: Dict[FrozenSet[str], Prepared] = {}  # what is taken from the reference -> its copy
+        self.compiled: Dict[Tuple[str, str], bytes] = {}  # (file, text) -> its bytecode, made once a run
 
     def copy_for(self, region: str, into: Path) -> Optional[Prepared]:
-        """Write the copy region `region` is judged in, under `into`; None when
-        it would equal the package (no other region differs from the
-        reference's: the solution itself, or a lab whose other regions are done).
-        The package was read beside the reference, so this runs in the runner,
-        never where the code under test runs (the worker's guard refuses the
-        reference there)."""
-        changed = {name for name, regions in self.differing.items() if regions - {region}}
-        if not changed:
+        """The package region `region` is judged in, built under `into`; None when it
+        is the learner's package itself (a whole reference, no other region differing).
+        The package was read beside the reference, so this runs in the runner, never
+        where the code under test runs (the worker's guard refuses the reference there)."""
+        taken = frozenset(f"{name}:{other}" for name, regions in self.differing.items() for other in regions - {region})
+        if self.whole and not taken:
             return None
-        copy = into / (f"region-{region}" if region else "outside")
-        # __pycache__ comes along: a file left as the learner wrote it keeps its size
-        # and time, so its compiled code is used as it is (compiling is most of the
-        # cost of a copy); a file with a swapped region no longer matches and is compiled.
-        shutil.copytree(self.directory, copy, ignore=shutil.ignore_patterns("tests", f"*{COMPILED}*"),
-                        copy_function=linked)
+        if taken in self.made:  # regions that differ nowhere else give the same package
+            return self.made[taken]
+        copy = into / f"package-{len(self.made)}"
+        copy.mkdir(parents=True)
         lines: Dict[str, List[Shift]] = {}
-        for name in sorted(changed):
-            text, reference, parsed = self.files[name]
-            made, shifts = swapped(text, reference, region, parsed)
-            # A link is the learner's own file: it is taken out first, never written through.
-            (copy / name).unlink()
-            Path(importlib.util.cache_from_source(str(copy / name))).unlink(missing_ok=True)
+        for name, text in self.sources.items():
+            made, shifts = text, []  # type: Tuple[str, List[Shift]]
+            if name in self.files and self.differing[name] - {region}:
+                learner, reference, parsed = self.files[name]
+                made, shifts = swapped(learner, reference, region, parsed)
             (copy / name).write_text(made, encoding="utf-8")
             self.bytecode(copy / name, made)
             if shifts:
                 lines[name] = shifts
-        return {"dir": str(copy), "lines": lines}
+        for layer in layers():  # the reference's, whatever the learner's folder holds
+            shutil.copytree(layer, copy / layer.name, copy_function=linked, ignore=shutil.ignore_patterns("tests"))
+        self.made[taken] = {"dir": str(copy), "lines": lines}
+        return self.made[taken]
 
     def bytecode(self, source: Path, text: str) -> None:
-        """Put the bytecode of `source` (which holds `text`) where its import will
-        look: compiled once a run for each text, and kept between runs in the
-        package's __pycache__ (unless Python is told not to write bytecode).
-        Checked by a hash of the source, so a text that differs is compiled again
-        at its import; a text that does not compile is left to its import to
-        report, as any learner's file is."""
-        key = f"{source.stem}{COMPILED}{hashlib.sha256(text.encode('utf-8')).hexdigest()[:24]}"
-        tag = sys.implementation.cache_tag
-        kept = self.directory / "__pycache__" / f"{key}.{tag}.pyc"
-        beside = Path(importlib.util.cache_from_source(str(source)))
+        """The bytecode of `source` (which holds `text`) where its import looks for it,
+        compiled once a run for each distinct text, checked by the text's hash (so the
+        worker compiles it anew if it was changed under it). A text that does not
+        compile is left to its import to report, as any learner's file is."""
+        key = (source.name, text)
         data = self.compiled.get(key)
         if data is None:
             try:
-                data = kept.read_bytes()
-                kept.touch()  # used: the last to be dropped
-                if data[:4] != importlib.util.MAGIC_NUMBER:
-                    data = None
-            except OSError:
-                data = None
-        try:
-            if data is None:
-                py_compile.compile(str(source), cfile=str(beside), doraise=True,
-                                   invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
-                data = beside.read_bytes()
-                if not sys.dont_write_bytecode:
-                    kept.parent.mkdir(exist_ok=True)
-                    write_whole(kept, data)
-            else:
-                beside.parent.mkdir(exist_ok=True)
-                beside.write_bytes(data)
-        except (OSError, py_compile.PyCompileError):
-            return
-        self.compiled[key] = data
-
-    def forget_oldest(self) -> None:
-        """Kept bytecode past KEPT files, the least recently used first, removed."""
-        found = []
-        for path in (self.directory / "__pycache__").glob(f"*{COMPILED}*.pyc"):
-            try:
-                found.append((path.stat().st_mtime, path))
-            except OSError:  # removed meanwhile by another run
-                continue
-        for _, path in sorted(found, reverse=True)[KEPT:]:
-            try:
-                path.unlink()
-            except OSError:
-                pass
+                code = compile(text, str(source), "exec", dont_inherit=True)
+            except (SyntaxError, ValueError):
+                return
+            flags = 0b11  # hash-based, checked (PEP 552)
+            source_hash = importlib.util.source_hash(text.encode("utf-8"))
+            data = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + source_hash + marshal.dumps(code)
+            self.compiled[key] = data
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        cached.parent.mkdir(exist_ok=True)
+        cached.write_bytes(data)
 
 
 def linked(source: str, destination: str) -> None:
-    """A file of the copy left as the learner wrote it: a hard link to it (a copy
-    costs some 0.1 s a run in opening and writing files), or a copy where the
-    system makes no link (another file system, a file not the user's)."""
+    """A file of a layer, as the reference has it: a hard link (copying some fifty files
+    for each package costs the run), or a copy where the system makes no link."""
     try:
         os.link(source, destination)
     except OSError:
@@ -198,8 +193,8 @@ def linked(source: str, destination: str) -> None:
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:
-    """The copies a run needs, one per region its items own (the runner's side).
-    The package is read and parsed once for all of them."""
+    """The packages a run needs, one per region its items own (the runner's side).
+    The learner's package is read and parsed once for all of them."""
     try:
         package = Package(directory)
     except (OSError, UnicodeDecodeError):
@@ -211,8 +206,6 @@ def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Op
             made[region] = package.copy_for(region, into)
         except OSError:
             made[region] = None
-    if package.compiled and not sys.dont_write_bytecode:
-        package.forget_oldest()
     return made
 
 
@@ -249,6 +242,9 @@ class Hybrids:
             copy = self._package.copy_for(region, Path(self._scratch.name))
         if copy is None:
             return self.target
+        for loaded in self._made.values():  # another region's package, built alike: loaded once
+            if loaded.directory == Path(str(copy["dir"])).resolve():
+                return loaded
         try:
             hybrid = load_target(str(copy["dir"]))
         except TargetError:

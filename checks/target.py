@@ -17,13 +17,14 @@ from typing import Any, Dict, List, Optional, Tuple
 from checks.exercises import EXERCISES, EXTENSIONS
 
 ROOT = Path(__file__).resolve().parent.parent
-# Imported when a target loads: the modules the items lean on, and every file a
-# region is in, so a learner's syntax error wherever they write is told as one, at
-# once (left to an item's first use of the module, it read as the check failing).
+# Imported when a target loads: the learner's modules the items lean on, and every
+# file a region is in, so a learner's syntax error wherever they write is told as
+# one, at once (left to an item's first use of the module, it read as the check
+# failing). The reference's layers are imported where an item first uses them.
 MODULES = tuple(dict.fromkeys((
     "errors", "config", "stdio_client", "discovery", "naming", "translate", "aggregator", "model", "mock_model",
     "model_apis", "agent", "consent", "meta_tools", "tool_calls", "tasks", "elicitation", "stubs",
-    "code_mode.sandbox", "code_mode.run_script", *(Path(exercise.file).stem for exercise in EXERCISES.values()),
+    *(Path(exercise.file).stem for exercise in EXERCISES.values()),
     *(Path(extension.file).stem for extension in EXTENSIONS.values()))))
 
 

@@ -40,10 +40,10 @@ class BuildError(Exception):
 
 
 def starter_files(source: Path) -> List[str]:
-    """The reference's files the learner gets, relative to it: its modules and
-    packages (its tests stay with it)."""
-    return sorted(str(path.relative_to(source)) for path in source.rglob("*.py")
-                  if not {"tests", "__pycache__"} & set(path.relative_to(source).parts))
+    """The reference's files the learner gets: its top-level modules, the day's client
+    and the second day's six. Its subpackages are the reference's layers, built on
+    them (the judge puts them beside the learner's own), and its tests stay with it."""
+    return sorted(path.name for path in source.glob("*.py"))
 
 
 def stubbed(text: str, where: str, stubs: Mapping[str, str] = STUBS) -> "tuple[str, List[str]]":
@@ -89,6 +89,7 @@ def stale(built: Mapping[str, str], directory: Path) -> List[str]:
              for name in sorted(built)
              if not (directory / name).is_file() or (directory / name).read_text(encoding="utf-8") != built[name]]
     found += [f"{name}: not in a fresh build" for name in starter_files(directory) if name not in built]
+    found += [f"{folder.name}/: not in a fresh build" for folder in folders(directory)]
     return found
 
 
@@ -97,15 +98,17 @@ def write(built: Mapping[str, str], directory: Path) -> None:
     for name in starter_files(directory):
         if name not in built:
             (directory / name).unlink()
+    for folder in folders(directory):  # the starter has no packages: a layer left from an older build
+        shutil.rmtree(folder)
     for name, text in built.items():
         target = directory / name
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-    for folder in sorted((p for p in directory.rglob("*") if p.is_dir() and p.name != "__pycache__"),
-                         key=lambda p: len(p.parts), reverse=True):
-        if not any(folder.glob("*.py")) and not any(c.is_dir() and c.name != "__pycache__" for c in folder.iterdir()):
-            shutil.rmtree(folder)  # a package the reference no longer has
+
+
+def folders(directory: Path) -> List[Path]:
+    """Folders in `directory` other than Python's bytecode cache."""
+    return sorted(p for p in directory.iterdir() if p.is_dir() and p.name != "__pycache__")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

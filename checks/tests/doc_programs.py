@@ -56,9 +56,12 @@ def direct(module: str) -> Optional[Callable[[List[str]], Any]]:
     if module == "checks":
         from checks.cli import parse as checks_parse
         return checks_parse
-    if module in ("solution", "starter"):
-        options = importlib.import_module(f"{module}.commands.options")
-        return lambda argv: options.parse(argv, f"python -m {module}")
+    if module == "solution":
+        options = importlib.import_module("solution.commands.options")
+        return lambda argv: options.parse(argv, "python -m solution")
+    if module == "starter":  # the day's command line: tools, call, ask
+        day = importlib.import_module("starter.cli")
+        return lambda argv: day.parser("python -m starter").parse_args(argv)
     if module in ("servers.notes", "servers.tickets"):
         from servers.switches import parse_options
         return lambda argv: parse_options(module.split(".")[1], argv)

@@ -11,6 +11,8 @@ from typing import Any, Dict, List
 
 import pytest
 
+from checks.target import ROOT
+
 from checks.tests.conftest import Variant
 from checks.tests.test_isolation import checks
 
@@ -345,26 +347,19 @@ def test_bytecode_planted_under_the_judges_cache_is_refused_and_the_run_stays_ho
 
 # Bytecode planted where the runner keeps the compiled copies of swapped files, so a
 # later run would import it in place of a text the reference's bodies are part of.
-PLANTED_COPY = '''
-import os, sys
-_place = os.path.join(os.path.dirname(__file__), "__pycache__",
-                      "naming.hybrid-000000000000000000000000." + sys.implementation.cache_tag + ".pyc")
-try:
-    os.makedirs(os.path.dirname(_place), exist_ok=True)
-    with open(_place, "wb") as _file:
-        _file.write(b"planted")
-except OSError:
-    pass
-'''
-
-
-def test_bytecode_planted_among_the_compiled_copies_is_refused_and_said(variant: Variant) -> None:
-    directory = forged(variant, PLANTED_COPY)
-    status, report, _ = checks(directory, "1")
-    assert status == 2 and report["passed"] == 0
-    assert not list((directory / "__pycache__").glob("naming.hybrid-0000*"))
-    assert any("wrote to the judge's compiled copies (naming.hybrid-" in p for p in report["problems"]), \
-        report["problems"]
+def test_the_references_bytecode_planted_in_the_learners_cache_is_never_run(variant: Variant) -> None:
+    # The reference's naming, compiled so that no check of the source would catch it,
+    # beside the shipped stub: the judge takes the learner's sources and nothing else.
+    import importlib.util
+    import py_compile
+    directory = Path(variant("starter"))
+    for name in ("naming.py", "discovery.py"):
+        planted = Path(importlib.util.cache_from_source(str(directory / name)))
+        planted.parent.mkdir(exist_ok=True)
+        py_compile.compile(str(ROOT / "solution" / name), cfile=str(planted),
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    status, report, _ = checks(directory, "3", "5")
+    assert status == 1 and statuses(report) == {3: "fail", 5: "fail"}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner names a peer from /proc")

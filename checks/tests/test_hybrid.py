@@ -9,7 +9,7 @@ from typing import Any, List
 
 from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
 from checks.harness import learner_frame, run_items
-from checks.hybrid import COMPILED, OUTSIDE, Hybrids, Package, region_of, swapped
+from checks.hybrid import OUTSIDE, Hybrids, Package, layers, region_of, swapped
 from checks.items import EXTENSION_ITEMS, ITEMS
 from checks.target import ROOT, learner_line, load_target
 from checks.tests.conftest import Variant
@@ -110,71 +110,71 @@ def test_a_learners_exception_in_a_later_region_names_its_own_line(variant: Vari
     assert EXERCISES[1].file == "stdio_client.py" and EXTENSIONS["E3"].file == "stdio_client.py"
 
 
+def test_an_item_runs_the_references_layers_around_the_learners_core(tmp_path: Path) -> None:
+    package = Package(ROOT / "starter")
+    made = package.copy_for("E6", tmp_path)
+    assert made is not None
+    copy = Path(str(made["dir"]))
+    assert {p.name for p in copy.iterdir() if p.is_dir() and p.name != "__pycache__"} == \
+        {layer.name for layer in layers()}  # the reference's layers, beside the learner's modules
+    assert (copy / "tasks.py").read_text() == (ROOT / "starter" / "tasks.py").read_text()  # E6: the learner's own
+    target = load_target(str(copy))
+    # The reference's aggregator is built on the package's own core, the learner's.
+    assert issubclass(target.module("host.aggregator").Aggregator, target.aggregator.Aggregator)
+    assert target.module("task_calls.task_runner").settled is target.module("tasks").settled
 
-def compiles(monkeypatch: Any) -> List[str]:
-    """The files py_compile is asked to compile from now on, by name; bytecode is written as a learner's Python does."""
+
+def test_regions_that_differ_nowhere_else_share_one_package(tmp_path: Path) -> None:
+    package = Package(ROOT / "solution")
+    assert package.copy_for("1", tmp_path) is None  # the reference, whole: judged as it is
+    starter = Package(ROOT / "starter")
+    first, second = starter.copy_for(OUTSIDE, tmp_path), starter.copy_for("9", tmp_path)
+    assert first is not None and first is second  # no region 9: the same package as the one that owns none
+
+
+def test_a_package_is_built_from_the_learners_regular_top_level_modules_only(variant: Variant, tmp_path: Path) -> None:
+    import os
+    starter = Path(variant("starter"))
+    os.mkfifo(starter / "waiting.py")  # a FIFO: opening it would wait for a writer that never comes
+    (starter / "endless.py").symlink_to("/dev/zero")  # a link: reading it would never end
+    (starter / "host").mkdir()  # a layer of the learner's own
+    (starter / "host" / "__init__.py").write_text("raise SystemExit('mine')\n")
+    package = Package(starter)
+    assert "waiting.py" not in package.sources and "endless.py" not in package.sources
+    made = package.copy_for(OUTSIDE, tmp_path)
+    assert made is not None
+    copy = Path(str(made["dir"]))
+    assert not (copy / "waiting.py").exists() and not (copy / "endless.py").exists()
+    assert (copy / "host" / "__init__.py").read_text() == (ROOT / "solution" / "host" / "__init__.py").read_text()
+
+
+def test_nothing_is_taken_from_or_left_in_the_learners_bytecode_cache(variant: Variant, tmp_path: Path) -> None:
+    import importlib.util
     import py_compile
-    import sys
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    asked: List[str] = []
-    real = py_compile.compile
+    starter = Path(variant("starter"))
+    # The reference's answer, compiled and planted where the learner's stub would be looked for.
+    planted = Path(importlib.util.cache_from_source(str(starter / "naming.py")))
+    planted.parent.mkdir(exist_ok=True)
+    py_compile.compile(str(ROOT / "solution" / "naming.py"), cfile=str(planted),
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    before = sorted(p.name for p in planted.parent.iterdir())
+    made = Package(starter).copy_for("3", tmp_path)
+    assert made is not None
+    copy = Path(str(made["dir"]))
+    target = load_target(str(copy))
+    assert target.naming.model_tool_name("notes", "search") == "search"  # the learner's stub ran, not the plant
+    assert sorted(p.name for p in planted.parent.iterdir()) == before  # and nothing was written there
+    assert (copy / "naming.py").stat().st_ino != (starter / "naming.py").stat().st_ino  # the learner's, copied
 
-    def counted(file: str, *args: Any, **kwargs: Any) -> Any:
-        asked.append(Path(file).name)
-        return real(file, *args, **kwargs)
-    monkeypatch.setattr(py_compile, "compile", counted)
-    return asked
 
-
-def test_a_swapped_text_is_compiled_once_and_kept_for_the_next_run(variant: Variant, tmp_path: Path,
-                                                                    monkeypatch: Any) -> None:
+def test_a_text_seen_in_several_packages_is_compiled_once_a_run(tmp_path: Path) -> None:
     import importlib.util
-    asked = compiles(monkeypatch)
-    starter = variant("starter")
-    made = [Package(starter).copy_for(region, tmp_path / "one") for region in ("1", "2", OUTSIDE)]
-    texts = [(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m
-             for name in Package(starter).files]
-    swapped_texts = {text for text, name in zip(texts, [n for m in made if m for n in Package(starter).files])
-                     if text != (starter / name).read_text(encoding="utf-8")}
-    assert len(asked) == len(swapped_texts) < len(texts)  # the same text in several copies: compiled once
-    assert len(list((starter / "__pycache__").glob(f"*{COMPILED}*.pyc"))) == len(asked)
-    asked.clear()
-    copy = Package(starter).copy_for("1", tmp_path / "two")  # the next run
-    assert copy is not None and asked == []
-    source = Path(str(copy["dir"])) / "discovery.py"
+    package = Package(ROOT / "starter")
+    made = [package.copy_for(region, tmp_path) for region in ("1", "2", OUTSIDE)]
+    texts = {(name, (Path(str(m["dir"])) / name).read_text(encoding="utf-8")) for m in made if m for name in package.sources}
+    assert set(package.compiled) == texts  # one bytecode for each distinct text, however many packages hold it
+    source = Path(str(made[0]["dir"])) / "discovery.py" if made[0] else None
+    assert source is not None
     data = Path(importlib.util.cache_from_source(str(source))).read_bytes()
-    assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text that differs is compiled again
+    assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text changed under it is compiled again
     assert data[8:16] == importlib.util.source_hash(source.read_bytes())
-    (starter / "discovery.py").write_text((starter / "discovery.py").read_text() + "\n# changed\n")
-    Package(starter).copy_for("1", tmp_path / "three")
-    assert asked == ["discovery.py"]  # only the text that changed
-
-
-def test_kept_bytecode_that_is_not_bytecode_is_compiled_again(variant: Variant, tmp_path: Path,
-                                                              monkeypatch: Any) -> None:
-    import importlib.util
-    asked = compiles(monkeypatch)
-    starter = variant("starter")
-    Package(starter).copy_for("2", tmp_path / "one")
-    for kept in (starter / "__pycache__").glob(f"*{COMPILED}*.pyc"):
-        kept.write_bytes(b"planted")
-    asked.clear()
-    copy = Package(starter).copy_for("2", tmp_path / "two")
-    assert copy is not None and asked
-    for name in asked:
-        pyc = Path(importlib.util.cache_from_source(str(Path(str(copy["dir"])) / name)))
-        assert pyc.read_bytes()[:4] == importlib.util.MAGIC_NUMBER
-
-
-def test_a_copy_links_the_learners_files_and_never_writes_through_them(variant: Variant, tmp_path: Path,
-                                                                        monkeypatch: Any) -> None:
-    compiles(monkeypatch)
-    starter = variant("starter")
-    before = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()}
-    made = [Package(starter).copy_for(region, tmp_path) for region in ("1", "2", "3", "4", OUTSIDE)]
-    after = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file() and p in before}
-    assert after == before  # every file the learner had, byte for byte (the kept bytecode is new)
-    copy = Path(str(made[0]["dir"])) if made[0] else None
-    assert copy is not None
-    assert (copy / "agent.py").stat().st_ino == (starter / "agent.py").stat().st_ino  # linked, not copied
-    assert (copy / "discovery.py").stat().st_ino != (starter / "discovery.py").stat().st_ino  # swapped: its own

@@ -1,1 +1,0 @@
-"""Code mode: the model writes one script against typed stubs, run in a sandbox."""

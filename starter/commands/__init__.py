@@ -1,1 +1,0 @@
-"""`python -m solution`: the reference client's full command line."""

@@ -1,1 +1,0 @@
-"""The reference client assembled: the core with every layer plugged in."""

@@ -106,6 +106,17 @@ EXTENSIONS: Dict[str, Extension] = {
 }
 
 
+def learners_lines(text: str) -> List[Tuple[int, int]]:
+    """The (first, last) line numbers of every region's body in `text`, exercise and extension
+    alike: the code the learner writes, which a message about their code should point into."""
+    found = []
+    for pattern in (REGION, EXTENSION):
+        for match in pattern.finditer(text):
+            first = text.count("\n", 0, match.start(2)) + 1
+            found.append((first, first + match.group(2).count("\n") - 1))
+    return found
+
+
 def with_region(text: str, number: int, body: str) -> str:
     """`text` with the body of region `number` replaced by `body`."""
     def swap(match: "re.Match[str]") -> str:

@@ -129,6 +129,41 @@ class Journal:
                      and e.t >= request.t), None)
 
 
+ENDLESS = 10  # the same request, answered, sent this many times: a loop that will not end by itself
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """A request the client kept sending after it was answered (a loop that never ends)."""
+
+    server: str
+    method: str
+    times: int
+
+
+def repeated_request(journals: List[Journal]) -> Optional[Repeated]:
+    """The request sent most often with the same params (their `_meta` aside, which may
+    differ each time), every one of them answered, when that is ENDLESS or more times: the
+    servers did their part each time, and the client asked again. None when there is none."""
+    found: Optional[Repeated] = None
+    for journal in journals:
+        answered = {json.dumps(e.msg.get("id")) for e in journal.entries() if e.kind == "out"}
+        counts: Dict[str, int] = {}
+        methods: Dict[str, str] = {}
+        for request in journal.requests():
+            if json.dumps(request.msg.get("id")) not in answered:
+                continue
+            params = request.msg.get("params")
+            shape = json.dumps([request.msg.get("method"), {k: v for k, v in params.items() if k != "_meta"}
+                                if isinstance(params, dict) else params], sort_keys=True)
+            counts[shape] = counts.get(shape, 0) + 1
+            methods[shape] = str(request.msg.get("method"))
+        for shape, times in counts.items():
+            if times >= ENDLESS and (found is None or times > found.times):
+                found = Repeated(journal.alias, methods[shape], times)
+    return found
+
+
 class Lab:
     """Makes fixture-server specs for the target package, one journal each."""
 

@@ -17,14 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
 
 import anyio
 
-from checks.exercises import Exercise
+from checks.exercises import Exercise, learners_lines
 from checks.fixtures import CannotJudgeHere as CannotJudgeHere
 from checks.fixtures import HarnessError as HarnessError  # defined with the fixtures, which raise it too
-from checks.fixtures import Journal, Lab
+from checks.fixtures import Journal, Lab, repeated_request
 from checks.hybrid import Hybrids
 from checks.target import Target
 from checks.trace import trace_lines, wire_events, wire_row
@@ -150,28 +150,63 @@ def frame_file(frame: traceback.FrameSummary, target: Target) -> str:
     return target.display_path(str(Path(frame.filename).resolve().relative_to(target.directory)))
 
 
-def learner_frame(exc: BaseException, target: Target, prefer: Optional[str] = None) -> Optional[str]:
-    """`file:line in function: code` of the last frame inside the target package."""
-    frame = last_learner_frame(exc, target, prefer)
-    if frame is None:
-        return None
+def at_line(frame: traceback.FrameSummary, target: Target) -> str:
+    """`file:line in function: code` of a frame inside the target package."""
     relative = str(Path(frame.filename).resolve().relative_to(target.directory))
     line = target.learner_line(relative, frame.lineno or 0)
     return f"{frame_file(frame, target)}:{line} in {frame.name}: {(frame.line or '').strip()}"
+
+
+def learner_frame(exc: BaseException, target: Target, prefer: Optional[str] = None) -> Optional[str]:
+    """`file:line in function: code` of the last frame inside the target package."""
+    frame = last_learner_frame(exc, target, prefer)
+    return at_line(frame, target) if frame is not None else None
+
+
+def inside(frames: List[traceback.FrameSummary], target: Target) -> List[traceback.FrameSummary]:
+    return [f for f in frames if Path(f.filename).resolve().is_relative_to(target.directory)]
+
+
+def own_frame(frames: List[traceback.FrameSummary]) -> traceback.FrameSummary:
+    """Of a stack's frames inside the target (outermost first), the innermost in a region the
+    learner writes, else the innermost: a loop of the learner's that keeps calling the lab's
+    page_tools is named at the learner's line, not in page_tools where it happened to be."""
+    spans: Dict[str, List[Tuple[int, int]]] = {}
+    for frame in reversed(frames):
+        if frame.filename not in spans:
+            try:
+                spans[frame.filename] = learners_lines(Path(frame.filename).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                spans[frame.filename] = []
+        if any(first <= (frame.lineno or 0) <= last for first, last in spans[frame.filename]):
+            return frame
+    return frames[-1]
 
 
 def blocked_at(thread: threading.Thread, target: Target) -> Optional[str]:
     """`file:line in function: code` where a blocked item's thread is now, in the
     target's code (None when it is elsewhere, or its frame cannot be had)."""
     frame = sys._current_frames().get(thread.ident or -1)
-    inside = [f for f in traceback.extract_stack(frame)
-              if Path(f.filename).resolve().is_relative_to(target.directory)] if frame is not None else []
-    if not inside:
-        return None
-    found = inside[-1]
-    relative = str(Path(found.filename).resolve().relative_to(target.directory))
-    line = target.learner_line(relative, found.lineno or 0)
-    return f"{frame_file(found, target)}:{line} in {found.name}: {(found.line or '').strip()}"
+    found = inside(traceback.extract_stack(frame), target) if frame is not None else []
+    return at_line(own_frame(found), target) if found else None
+
+
+def waiting_at(exc: BaseException, target: Target) -> Optional[str]:
+    """Where the code under test was when its time ran out: the deepest stack into the
+    target among the exceptions the limit's cancellation left (a TimeoutError's context,
+    and what the task groups on the way gathered)."""
+    deepest: List[traceback.FrameSummary] = []
+    seen, pending = set(), [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        frames = inside(traceback.extract_tb(current.__traceback__), target)
+        deepest = frames if len(frames) > len(deepest) else deepest
+        pending += [e for e in (current.__context__, current.__cause__) if e is not None]
+        pending += [e for e in getattr(current, "exceptions", None) or () if isinstance(e, BaseException)]
+    return at_line(own_frame(deepest), target) if deepest else None
 
 
 def leaves(exc: BaseException) -> List[BaseException]:
@@ -228,7 +263,16 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
                                 f"({type(exc).__name__}({exc})){f' at {frame}' if frame else ''}; "
                                 "the runner alone decides how a run ends")
     if isinstance(exc, TimeoutError):
-        return verdict("fail", f"did not finish in {limit:g} s: something waits without a timeout")
+        at = waiting_at(exc, target)
+        where_it_was = f"\n  at {at}" if at else ""
+        # By cause: the servers answered the same request again and again, so nothing was
+        # waiting on them; the client kept asking. That is a loop, not a wait.
+        looping = repeated_request(outcome.get("journals") or [])
+        if looping is not None:
+            return verdict("fail", f"did not finish in {limit:g} s: a loop that never ends: it sent the same "
+                                   f"{looping.method} request to '{looping.server}' {looping.times:,} times, "
+                                   f"and each was answered{where_it_was}")
+        return verdict("fail", f"did not finish in {limit:g} s: something waits without a timeout{where_it_was}")
     frame = learner_frame(exc, target, item.where_file)
     text = f"{type(exc).__name__}: {exc}"
     if frame:
@@ -299,6 +343,7 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
         if thread.is_alive() and on_tick is not None:
             on_tick(item, time.perf_counter() - started, limit)
     outcome["duration"] = time.perf_counter() - started
+    outcome["journals"] = lab.journals  # what the servers saw, for a verdict judged by cause
     if thread.is_alive():
         outcome["hung"] = True
         outcome["at"] = blocked_at(thread, target)

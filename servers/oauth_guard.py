@@ -16,7 +16,11 @@ scope="mcp:read"`; a call of a tool not marked read-only wants `mcp:write` too
 `--auth ask` (the default) shows a page with Approve and Deny for a person;
 `--auth auto` approves at once with a redirect (tests follow it with a GET).
 Refresh tokens come only with `offline_access`, and each is used once (a
-refresh hands out a new one). `--token-ttl S` sets how long access tokens last;
+refresh hands out a new one). `--openid` makes it an OpenID provider as the
+certified ones behave: its metadata only at OpenID discovery's URL (with the
+fields that spec requires), and `offline_access` honoured only when the
+authorization request says `prompt=consent` (OpenID Connect Core, section
+11); otherwise the code's tokens come with no refresh token. `--token-ttl S` sets how long access tokens last;
 `--auth-client ID=SECRET` pre-registers a confidential client. The journal
 records each step (`oauth`), never a token. Everything lives in memory: a
 restart forgets every client and token, which is also how a test revokes all.
@@ -45,6 +49,7 @@ CODE_TTL = 60.0  # seconds an authorization code may wait for its exchange
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "::1")
 PRM_PATH = "/.well-known/oauth-protected-resource/mcp"
 AS_PATH = "/.well-known/oauth-authorization-server"
+OIDC_PATH = "/.well-known/openid-configuration"
 
 
 def s256(verifier: str) -> str:
@@ -72,10 +77,11 @@ class AuthServer:
     """The authorization server's state and rules: requests in, answers out (no sockets)."""
 
     def __init__(self, base: str, mode: str = "ask", token_ttl: float = 3600.0,
-                 clients: Optional[Dict[str, str]] = None, journal: Any = None) -> None:
+                 clients: Optional[Dict[str, str]] = None, journal: Any = None, openid: bool = False) -> None:
         self.base = base  # http://127.0.0.1:PORT: the issuer, and the resource's origin
         self.mode = mode
         self.token_ttl = token_ttl
+        self.openid = openid
         self.journal = journal
         self.lock = threading.Lock()
         self.clients: Dict[str, Json] = {cid: {"client_id": cid, "client_secret": secret, "redirect_uris": [],
@@ -100,8 +106,14 @@ class AuthServer:
         return json_answer(200, {"resource": self.resource, "authorization_servers": [self.base],
                                  "scopes_supported": [READ, WRITE], "bearer_methods_supported": ["header"]})
 
+    @property
+    def metadata_path(self) -> str:
+        """Where its metadata is served: RFC 8414's URL, or (an OpenID provider) only discovery's."""
+        return OIDC_PATH if self.openid else AS_PATH
+
     def server_metadata(self) -> Answer:
-        return json_answer(200, {
+        provider = {"id_token_signing_alg_values_supported": ["RS256"], "subject_types_supported": ["public"]}
+        return json_answer(200, {**(provider if self.openid else {}),
             "issuer": self.base, "authorization_endpoint": self.base + "/authorize",
             "token_endpoint": self.base + "/token", "registration_endpoint": self.base + "/register",
             "revocation_endpoint": self.base + "/revoke", "scopes_supported": SCOPES,
@@ -209,7 +221,7 @@ class AuthServer:
         code = secrets.token_urlsafe(24)
         with self.lock:
             self.codes[code] = {**request, "expires_at": time.time() + CODE_TTL}
-        self.note("approved", client_id=request["client_id"], scope=request["scope"])
+        self.note("approved", client_id=request["client_id"], scope=request["scope"], prompt=request.get("prompt"))
         return self.back(request, {"code": code})
 
     def back(self, request: Json, fields: Dict[str, str]) -> Answer:
@@ -248,13 +260,15 @@ class AuthServer:
                         or s256(form.get("code_verifier", "")) != found["code_challenge"]:
                     return self.refused("invalid_grant", "the code is unknown, used, expired, or not this client's")
                 scope = found["scope"]
+                offline = OFFLINE in scope.split() and (not self.openid or found.get("prompt") == "consent")
             elif grant == "refresh_token":
                 held = self.refresh.pop(form.get("refresh_token", ""), None)  # used once
                 if held is None or held["client_id"] != client["client_id"]:
                     return self.refused("invalid_grant", "the refresh token is unknown, used or revoked")
-                scope = held["scope"]
+                scope, offline = held["scope"], True
             elif grant == "client_credentials" and client["token_endpoint_auth_method"] != "none":
                 scope = " ".join(s for s in (form.get("scope") or READ).split() if s != OFFLINE)
+                offline = False
             else:
                 return self.refused("unsupported_grant_type", f"grant {grant!r} is not offered to this client")
             if form.get("resource", self.resource) != self.resource:
@@ -264,7 +278,7 @@ class AuthServer:
                                    "expires_at": time.time() + self.token_ttl}
             answer: Json = {"access_token": access, "token_type": "Bearer", "expires_in": int(self.token_ttl),
                             "scope": scope}
-            if OFFLINE in scope.split():
+            if offline:
                 answer["refresh_token"] = secrets.token_urlsafe(32)
                 self.refresh[answer["refresh_token"]] = {"client_id": client["client_id"], "scope": scope}
         self.note("token", grant=grant, client_id=client["client_id"], scope=scope,
@@ -298,7 +312,7 @@ def guarded(handler: type, shell: Any) -> type:
         def state(self) -> AuthServer:
             if not auth:
                 auth.append(AuthServer(f"http://127.0.0.1:{self.server.server_address[1]}", shell.options.auth,
-                                       shell.options.token_ttl, clients, shell.journal))
+                                       shell.options.token_ttl, clients, shell.journal, shell.options.openid))
             return auth[0]
 
         def answer(self, reply: Answer) -> None:
@@ -320,12 +334,13 @@ def guarded(handler: type, shell: Any) -> type:
 
         def do_GET(self) -> None:
             path, _, query = self.path.partition("?")
-            routes = {PRM_PATH: self.state().resource_metadata, AS_PATH: self.state().server_metadata}
+            state = self.state()
+            routes = {PRM_PATH: state.resource_metadata, state.metadata_path: state.server_metadata}
             if path in routes:
                 return self.answer(routes[path]())
             if path == "/authorize":
-                return self.answer(self.state().authorize(dict(parse_qsl(query))))
-            refused = self.state().admit(self.headers.get("Authorization"), False)
+                return self.answer(state.authorize(dict(parse_qsl(query))))
+            refused = state.admit(self.headers.get("Authorization"), False)
             if refused:
                 return self.answer(refused)
             super().do_GET()

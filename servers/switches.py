@@ -116,6 +116,10 @@ def parser(name: str) -> argparse.ArgumentParser:
         help="with --auth: seconds an access token lasts (default 3600)")
     add("--auth-client", action="append", metavar="ID=SECRET", default=[],
         help="with --auth: a pre-registered confidential client (client_credentials too); repeatable")
+    add("--openid", action="store_true",
+        help="with --auth: be an OpenID provider as certified ones are: metadata only at "
+             "/.well-known/openid-configuration, and a refresh token only for offline_access asked with "
+             "prompt=consent")
     add("--page-size", type=int, metavar="N", help="hand out N tools per page instead of the server's own number")
     add("--list-ttl-ms", type=int, metavar="MS", default=0,
         help="the ttlMs each tools/list page carries: how long a client may reuse it (default 0: not at all)")

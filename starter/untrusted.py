@@ -7,6 +7,9 @@ encoder, or pass for the client's own words:
 - `shown` is for a terminal: control characters (escape sequences, carriage
   returns, bidirectional overrides, line separators) and lone surrogates
   become visible escapes, on one line.
+- `indented` is a server's text of many lines for a terminal: each line shown,
+  and set in by two spaces, so none of it can pass for a line of the client's
+  own (which start at the margin: errors, notes, questions).
 - `utf8` encodes anything, lone surrogates included, for hashing.
 - `json_text` is JSON for a terminal or a file: exact, but with every
   character a terminal could act on written as a \\u escape.
@@ -85,6 +88,14 @@ def shown(value: Any, limit: int = 0) -> str:
     """`value` as one safe line for a terminal; cut to `limit` characters (0: no cut)."""
     text = _UNSAFE.sub(_escape, redacted(value if isinstance(value, str) else str(value)))
     return text if not limit or len(text) <= limit else text[:limit - 1] + "…"
+
+
+INDENT = "  "
+
+
+def indented(text: str) -> str:
+    """A server's text of many lines as `shown` lines, each set in by INDENT."""
+    return "\n".join(INDENT + shown(line) for line in text.splitlines())
 
 
 def utf8(text: str) -> bytes:

@@ -9,7 +9,7 @@ import io
 import json
 import os
 import re
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 from unittest import mock
 
 from checks.target import ROOT
@@ -31,6 +31,23 @@ def notes_pages() -> str:
     plan = page_plan(len(server.tools), server.page_size or len(server.tools))
     assert [] in plan[:-1], "the note library no longer hands out an empty page before the last"
     return spoken(server.page_size or 0)
+
+
+def endless_pages() -> Tuple[str, str, str]:
+    """What the endless lister does, asked as a client would: the pages it serves, the request
+    it refuses and the error code (counted, not read from a constant, so an off-by-one shows)."""
+    from servers.notes import build
+    from servers.rpc import RpcError
+    server = build()
+    server.paging = "endless"
+    params: Dict[str, Any] = {}
+    for served in range(1000):
+        try:
+            page = server.list_tools(params)
+        except RpcError as exc:
+            return str(served), str(served + 1), str(exc.code)
+        params = {"cursor": page["nextCursor"]}
+    raise AssertionError("the endless lister served 1000 pages without refusing one")
 
 
 def build_notes() -> Any:

@@ -16,7 +16,7 @@ from checks.tests import doc_programs as progs
 from checks.tests.documents import DOCUMENTS, g, listed, spoken
 
 from checks.tests.doc_claims import (build_notes, discovery_limits, e_range, interop_servers, items_by_module,
-                                     long_names, meta_tools, notes_pages, source_number, stating, tool_names)
+                                     long_names, meta_tools, notes_pages, endless_pages, source_number, stating, tool_names)
 
 
 def reference_claims() -> List[Tuple[Any, ...]]:
@@ -29,9 +29,8 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from checks.harness import PARALLEL
     from checks.items import ITEMS
     from checks.items.extensions import LONG_WORK_GAP, LONG_WORK_STEPS
-    from servers.paging import ENDLESS_PAGES
     from servers.misbehave import fan_out, tools_for
-    from servers.rpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+    from servers.rpc import METHOD_NOT_FOUND
     from servers.stdio import EOF_GRACE, HOLD_LIMIT
     from solution import model_apis
     from solution.commands.bill import ANTHROPIC_READ, ANTHROPIC_WRITE, OPENAI_READ
@@ -49,7 +48,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
     from solution.lifecycle.server_requests import ANSWERING, REFUSING
     from solution.remote.sign_in import InBrowser
     from solution.stdio_client import DEFAULT_TIMEOUT, MAX_LINE_BYTES, STDERR_TAIL_BYTES
-    from solution.remote.tokens import default_path
+    from solution.remote.tokens import CLOCK_STEP, EXPIRY_MARGIN, EXPIRY_SHARE, default_path, renewal_margin
     nine, meta = len(ITEMS), meta_tools()
     max_steps = cli_options.parse(["ask", "q"], "x").max_steps
     fraction = {0.1: "tenth", 0.5: "half", 1.25: "quarter"}  # as the documents say them
@@ -107,7 +106,11 @@ def reference_claims() -> List[Tuple[Any, ...]]:
             lambda: (str(max_steps), spoken((max_steps - 1) // len(meta)))),  # a turn a tier, and the answer's
         client(r"The sign-in waits at most (\d+) s",
             lambda: g(inspect.signature(InBrowser).parameters["timeout"].default)),
-        client(r"a run signs in to one server at most (\d+) times", lambda: str(MAX_AUTHORIZATIONS)),
+        client(r"signs in to one server at most (\d+) times in a row", lambda: str(MAX_AUTHORIZATIONS)),
+        client(r"once it is in the last (\w+) of its life, or its last (\w+) if that is longer \(servers count "
+               r"whole seconds\), never more than (\w+) of it nor more than its last (\d+) s: a 5-second token is "
+               r"used for ([\d.]+) s", lambda: (fraction[EXPIRY_SHARE], {1.0: "second"}.get(CLOCK_STEP, "?"),
+                                               fraction[0.5], g(EXPIRY_MARGIN), g(5 - renewal_margin(5)))),
         client(r"Tokens live in one file, (\S+) \(--tokens-file FILE\)", lambda: tokens_file),
         # labs/MAINTAINERS.md
         maintainers(r"questions of ([\d, and]+) calls: the figures", lambda: listed(QUESTION_CALLS)),
@@ -168,7 +171,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
             long_names),
         servers(r"\(rebuild_index, (\w+) steps\)", lambda: spoken(servers_switches["progress_steps"])),
         servers(r"answer none \|.*?\(at most (\d+) s\)", lambda: g(HOLD_LIMIT)),
-        servers(r"after (\d+) pages the server answers (-\d+)", lambda: (str(ENDLESS_PAGES), str(INTERNAL_ERROR))),
+        servers(r"the server serves (\d+) pages and answers request (\d+) with (-\d+)", endless_pages),
         servers(r"write a reason to stderr and exit with status (\d+)",
             lambda: source_number("servers/stdio.py", r"--fail exit-at-start\).*\n.*\n\s*return (\d+)")),
         servers(r"\(default (\d+) and ([\d.]+); E3 uses (\d+) and ([\d.]+)\)", lambda: (

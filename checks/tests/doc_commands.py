@@ -17,6 +17,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Tuple
 
+from checks.tests import documents
 from checks.tests.documents import Span, blocks, spans
 
 
@@ -143,8 +144,9 @@ def outside_quotes(text: str) -> List[Tuple[int, int]]:
     return ranges
 
 
-def variants(written: str) -> List[str]:
-    """Every way of reading a usage line: each bracket present or absent, each choice."""
+def variants(written: str, substitute: bool = True) -> List[str]:
+    """Every way of reading a usage line: each bracket present or absent, each choice;
+    placeholders given their sample values (`substitute`) or left as written."""
     written = written.replace("\\|", "|")
     bracket = next((m for m in BRACKETS.finditer(written)
                     if any(a <= m.start() < b for a, b in outside_quotes(written))), None)
@@ -152,14 +154,36 @@ def variants(written: str) -> List[str]:
         inside = bracket.group(1) if bracket.group(1) is not None else bracket.group(2)
         options = [""] + ([o.strip() for o in inside.split(" | ")] if " | " in inside else [inside])
         head, tail = written[:bracket.start()], written[bracket.end():]
-        return [v for o in options for v in variants(f"{head}{o}{tail}" if o else f"{head.rstrip()} {tail.lstrip()}")]
+        return [v for o in options for v in variants(f"{head}{o}{tail}" if o else f"{head.rstrip()} {tail.lstrip()}",
+                                                      substitute)]
     words = written.split(" ")
     at = next((i for i, w in enumerate(words) if "|" in w and not w.startswith(("'", '"'))
                and any(a <= len(" ".join(words[:i])) < b for a, b in outside_quotes(written))), None)
     if at is not None:
         return [v for choice in words[at].split("|")
-                for v in variants(" ".join([*words[:at], choice, *words[at + 1:]]))]
-    return [" ".join(substituted(written).split())]
+                for v in variants(" ".join([*words[:at], choice, *words[at + 1:]]), substitute)]
+    return [" ".join((substituted(written) if substitute else written).split())]
+
+
+PLACEHOLDER = re.compile(r"(?<!\S)([A-Z][A-Z.=a-z]*|\.\.\.)(?!\S)")  # FILE, S, TOOL=S, ...: outside quotes
+
+
+def readings(written: str) -> List[str]:
+    """The readings of a command that hold no placeholder: the ones that run as they stand
+    (`tools` and `tools --json` of `tools [--config FILE] [--json]`)."""
+    return [v for v in variants(written, substitute=False)
+            if not any(any(a <= m.start() < b for a, b in outside_quotes(v)) for m in PLACEHOLDER.finditer(v))]
+
+
+NEEDS = re.compile(r"\bneeds (an API key|a key|a browser|a remote server)\b")
+
+
+def needs(doc: str, line: int) -> Optional[str]:
+    """What a command's comment says it needs that a test cannot have here (an API key, a
+    browser, a remote server), read from its comment: `# ... (needs a remote server)`."""
+    comment = documents.text(doc).splitlines()[line - 1].partition("  #")[2]
+    found = NEEDS.search(comment)
+    return found.group(1) if found else None
 
 
 def placeholder(word: str) -> str:
@@ -174,6 +198,5 @@ def placeholder(word: str) -> str:
 def substituted(written: str) -> str:
     """Placeholders outside quotes replaced by sample values; `...` dropped."""
     ranges = outside_quotes(written)
-    return re.sub(r"(?<!\S)([A-Z][A-Z.=a-z]*|\.\.\.)(?!\S)",
-                  lambda m: (m.group(0) if not any(a <= m.start() < b for a, b in ranges)
-                             else "" if m.group(0) == "..." else placeholder(m.group(0))), written).strip()
+    return PLACEHOLDER.sub(lambda m: (m.group(0) if not any(a <= m.start() < b for a, b in ranges)
+                                      else "" if m.group(0) == "..." else placeholder(m.group(0))), written).strip()

@@ -32,8 +32,11 @@ test_each_kind_of_check_fails_on_a_wrong_line:
   code; the paths it names exist; the identifiers in its inline code exist in
   the code, and so do its error codes;
 - samples: the documented commands that can run here (the guide's `--trace`
-  of item 2, the code-mode demo, the agent loop, the meta-tools note) run once
-  a session, at the same time, and their output is compared; what the bench's
+  of item 2, the code-mode demo, the agent loop, the meta-tools note, and every
+  command of the client and the fixture servers in every document, against the
+  fixtures, unless its comment says it needs an API key, a browser or a remote
+  server) run once a session, at the same time, and their output is compared
+  (each client command must exit 0 and do what its comment promises); what the bench's
   rows 7 to 9 count is counted meanwhile; the fault suite's, the interop run's
   and the bench's output is printed by their real `main` with the document's
   own measurements put in, so what the code decides (counts, ratios, targets,
@@ -108,7 +111,8 @@ def test_every_environment_variable_the_document_names_is_read_by_the_code(doc: 
 
 TOP = ("starter/", "solution/", "servers/", "checks/", "labs/", ".ci/")
 MADE_AT_RUN_TIME = {".interop/", "report.json", ".mcp.json", "~/.cache/mcp-client-lab", ".github/workflows/",
-                    ".github/classroom/autograding.json"}
+                    ".github/classroom/autograding.json",
+                    "my_script.py"}  # the reader's own (CLIENT.md shows one, and doc_runs.py writes it)
 
 
 NOT_THE_LABS = {"__pycache__", "build", ".git", ".interop", ".venv", "node_modules"}  # made by tools, not ours

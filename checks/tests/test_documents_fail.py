@@ -35,6 +35,8 @@ WRONG_LINES: List[Tuple[str, str, str, str, Callable[..., None]]] = [
      names.test_every_name_in_inline_code_is_in_the_code),
     ("error code", "servers/README.md", "`-32700`", "`-32799`",
      lambda source: names.test_every_error_code_the_documents_name_is_one_the_code_uses(source)),
+    ("client command", "labs/CLIENT.md", "complete notes/summarise_tag tag pa", "complete notes/summarise tag pa",
+     samples.test_every_command_of_the_client_and_the_fixtures_runs_against_them),
     ("trace sample", "labs/GUIDE.md", "client -> notes    tools/list #4", "client -> notes    tools/list #3",
      samples.test_the_guides_trace_of_item_2_is_what_the_command_prints),
     ("faults line", "labs/MAINTAINERS.md", "faults: 36 scenarios run", "faults: 35 scenarios run",

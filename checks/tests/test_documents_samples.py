@@ -20,6 +20,7 @@ from unittest import mock
 
 import pytest
 
+from checks.tests import doc_runs
 from checks.tests import documents as docs
 from checks.tests.documents import folded, g, spoken
 
@@ -61,6 +62,37 @@ def test_the_acceptance_criterion_for_the_agent_loop_is_what_it_prints(runs: Dic
     row = re.search(r"QUESTION=\"Read note n-2\" python -m starter \| (.*?), then an answer", folded("labs/GUIDE.md"))
     assert row is not None, "labs/GUIDE.md: the agent loop's acceptance row is gone"
     assert row.group(1) in runs["agent"].stdout and "answer:" in runs["agent"].stdout, runs["agent"].stdout
+
+
+# What a command's comment promises, beyond running: checked on what it printed.
+PROMISED: Dict[str, Callable[[Any], bool]] = {
+    "python -m solution watch notes note://n-1 --count 3":
+        lambda ran: ran.stdout.splitlines() == ["updated: notes note://n-1"] * 3,
+    "python -m solution complete ": lambda ran: "paging" in ran.stdout.split(),
+    "python -m solution call mcp__notes__add_note ": lambda ran: any(
+        line.startswith("[notes log info notes]") for line in ran.stderr.splitlines()) and "[notes log" not in ran.stdout,
+    "python -m solution script my_script.py": lambda ran: "    > Timeouts" in ran.stdout.splitlines(),
+    "python servers/notes.py --http": lambda ran: "ready" in ran.stderr,
+}
+
+
+def test_every_command_of_the_client_and_the_fixtures_runs_against_them(runs: Dict[str, Any]) -> None:
+    """Each reading with no placeholder, run as written (doc_runs.py), exits 0 with no traceback
+    and does what its comment promises, unless its comment says it needs a key, a browser or
+    a remote server."""
+    runnable, _ = doc_runs.documented_ours()
+    assert any(c.words[3:4] == ("watch",) for c in runnable), "the reader found no client commands"
+    wrong = []
+    for command in runnable:
+        ran = runs["commands"].get(command.where)
+        if ran is None:
+            wrong.append(f"{command.where}\n    not run (is it new since this session's runs began?)")
+            continue
+        promised = [check for start, check in PROMISED.items() if command.text.startswith(start)]
+        if ran.status != 0 or "Traceback" in ran.stderr or not all(check(ran) for check in promised):
+            said = "\n      ".join((ran.stdout + ran.stderr).strip().splitlines()[-4:])
+            wrong.append(f"{command.where}\n    exit {ran.status}:\n      {said}")
+    assert not wrong, "documented commands that do not run as shown:\n" + "\n".join(wrong)
 
 
 def test_the_meta_tools_note_names_every_meta_tool_the_model_gets(runs: Dict[str, Any]) -> None:

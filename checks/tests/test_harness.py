@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -70,6 +71,35 @@ def test_waiting_without_a_timeout_is_named(variant: Variant) -> None:
     verdicts = verdicts_for(variant(edits={"aggregator.py": (old, new)}), limit=3.0, only={8})
     assert verdicts[8].status == "fail"
     assert "did not finish in 3 s: something waits without a timeout" in verdicts[8].message
+
+
+LIST_ONE_PAGE = ('    page = await server.request("tools/list", {})\n    tools.extend(page_tools(page))\n'
+                 '    return tools\n    # <<< exercise 2')
+
+
+def test_a_loop_that_asks_again_forever_is_named_a_loop_at_the_learners_line(variant: Variant) -> None:
+    again = ('    while True:  # the cursor is never sent back: the first page, again and again\n'
+             '        page = await server.request("tools/list", {})\n        tools.extend(page_tools(page))\n'
+             '        if not page.get("nextCursor"):\n            return tools\n    # <<< exercise 2')
+    verdicts = verdicts_for(variant(edits={"discovery.py": (LIST_ONE_PAGE, again)}), limit=3.0, only={3})
+    message = verdicts[3].message
+    assert verdicts[3].status == "fail" and "waits without a timeout" not in message, message
+    assert re.search(r"did not finish in 3 s: a loop that never ends: it sent the same tools/list request to "
+                     r"'\w+' [\d,]+ times, and each was answered\n  at \S+discovery\.py:\d+ in list_all_tools: "
+                     r'page = await server\.request\("tools/list", \{\}\)$', message), message
+
+
+def test_a_loop_that_blocks_the_event_loop_is_named_in_the_learners_own_code(variant: Variant) -> None:
+    # Nearly all the loop's time is spent in the lab's page_tools, which it calls on a long page.
+    spin = ('    page = await server.request("tools/list", {})\n'
+            '    many = {"tools": page_tools(page) * 100_000}\n'
+            '    while True:  # never awaits\n        tools = page_tools(many)\n    # <<< exercise 2')
+    verdicts = verdicts_for(variant(edits={"discovery.py": (LIST_ONE_PAGE, spin)}), limit=1.0, only={3})
+    message = verdicts[3].message
+    assert verdicts[3].status == "fail" and "something blocks the event loop" in message, message
+    # A line of the learner's loop (wherever in it the thread was), not page_tools', which it calls.
+    assert re.search(r"\n  at \S+discovery\.py:\d+ in list_all_tools: "
+                     r"(while True:  # never awaits|tools = page_tools\(many\))$", message), message
 
 
 def test_the_skip_line_counts_every_change_a_learner_made(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,7 +48,6 @@ from ..model import result_text
 from ..model_apis import choose_model
 from ..stubs import stub_modules
 from ..task_calls.task_runner import TaskBook
-from ..untrusted import json_text, shown
 from .features import FEATURE_COMMANDS, LISTINGS, feature_command, serve_servers
 from .login import oauth_settings, sign_in_command
 from .needed import servers_needed
@@ -57,6 +56,7 @@ from .prompts import TaskLines, terminal_elicitor
 from .terminal import Terminal
 from .transcript import print_run, run_json, script_json, script_lines
 from .views import ProgressBar, print_table, table_json
+from ..untrusted import indented, json_text, shown
 
 
 def default_config() -> Path:
@@ -218,8 +218,7 @@ async def command(options: argparse.Namespace, config: Config, stop: Stop) -> in
             # Progress as `ask` shows it, on stderr: stdout is the result's alone.
             result = await tools.call(options.name, options.arguments, via="cli",
                                       on_progress=None if options.json else ProgressBar(sys.stderr))
-            print(json_text(result, indent=2) if options.json
-                  else "\n".join(shown(line) for line in result_text(result).splitlines()))
+            print(json_text(result, indent=2) if options.json else indented(result_text(result)))
             return 1 if result.get("isError") else 0
         if options.command in FEATURE_COMMANDS:
             return await feature_command(tools, options, lambda question: answer(tools, options, question, chosen))
@@ -289,7 +288,7 @@ async def run_script_file(tools: Aggregator, source: str, as_json: bool) -> int:
         for line in script_lines(code.runs[-1], whole=True):
             print(line)
         if result.get("isError"):
-            print("\n".join(shown(line) for line in result_text(result).splitlines()))
+            print(indented(result_text(result)))
     return 1 if result.get("isError") else 0
 
 
@@ -307,7 +306,7 @@ async def resume_tasks(tools: Aggregator, as_json: bool) -> int:
         results.append({"server": record.alias, "tool": record.tool, "task": record.task_id, "result": result})
         if not as_json:
             print(f"{record.alias}/{shown(record.tool, 60)} task {shown(record.task_id, 40)}:")
-            print("\n".join("  " + shown(line) for line in result_text(result).splitlines()))
+            print(indented(result_text(result)))
     if as_json:
         print(json_text(results, indent=2))
     return 1 if failed else 0

@@ -35,7 +35,7 @@ from ..lifecycle.server_prompts import declared, missing_arguments, prompt_named
 from ..model import contents_text
 from ..model import Model
 from ..sampler import TerminalSampler
-from ..untrusted import json_text, shown
+from ..untrusted import indented, json_text, shown
 from .terminal import Terminal
 
 FEATURE_COMMANDS = ("resources", "read", "watch", "prompts", "prompt", "complete")
@@ -68,10 +68,6 @@ def serve_servers(tools: Aggregator, options: argparse.Namespace, terminal: Term
         tools.sampler = TerminalSampler(model, terminal)
     tools.connector.log_level = options.log_level  # None: servers are asked for nothing
     tools.server_log = ServerLog(terminal.note, options.log_level or DEFAULT_THRESHOLD, options.log_level is not None)
-
-
-def lines(text: str) -> str:
-    return "\n".join(shown(line) for line in text.splitlines())
 
 
 def aliases(tools: Aggregator, wanted: str, capability: str) -> List[str]:
@@ -117,7 +113,7 @@ async def read_one(tools: Aggregator, options: argparse.Namespace, answer: Answe
         return 0
     for item in contents:
         print(f"[{shown(item.get('uri', options.uri), 300)} {shown(item.get('mimeType', ''), 60)}]".replace(" ]", "]"))
-        print(lines(contents_text(item)))
+        print(indented(contents_text(item)))  # set in: the server's words, never ours
     return 0
 
 
@@ -127,7 +123,9 @@ async def watch(tools: Aggregator, options: argparse.Namespace, answer: Answer) 
 
     def updated(alias: str, uri: str) -> None:
         nonlocal seen
-        if alias == options.alias and uri == options.uri:
+        # A burst of updates arrives before the wait below can end the command: past
+        # --count, the rest are not shown.
+        if alias == options.alias and uri == options.uri and seen < options.count:
             seen += 1
             print(f"updated: {alias} {shown(uri, 300)}", flush=True)
             if seen >= options.count:

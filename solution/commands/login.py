@@ -1,6 +1,7 @@
 """`login ALIAS` and `logout ALIAS`, and how every other command may sign in.
 
     python -m solution login docs     # sign in to the remote server 'docs' now (a browser, or the URL to open)
+    python -m solution login docs --scope "read write"   # for this scope (a step-up's advice says which)
     python -m solution logout docs    # forget its tokens (and tell its authorization server, where it can be told)
 
 A person signs in only here: a sign-in can take minutes, longer than any
@@ -54,34 +55,39 @@ def remote_spec(config: Config, alias: str) -> "HostServerSpec | str":
     return host_options(spec)
 
 
+def error(line: str) -> None:
+    """One line on stderr: every line `login` and `logout` print passes through `shown`, since
+    an authorization server's words (hosts, error descriptions) reach it in their messages."""
+    print(f"error: {shown(line)}", file=sys.stderr)
+
+
 async def sign_in_command(options: argparse.Namespace, config: Config) -> int:
     found = remote_spec(config, options.alias)
     if isinstance(found, str):
-        print(f"error: {found}", file=sys.stderr)
+        error(found)
         return 2
     from ..remote.oauth_flow import Authorizer  # only a sign-in loads the HTTP parts
 
     settings = oauth_settings(options, person=options.command == "login")
-    authorizer = Authorizer(found, settings)
-    if options.command == "logout":
-        kept, note = await authorizer.sign_out()
-        print(f"signed out of server '{found.alias}'{note}" if kept
-              else f"no sign-in was kept for server '{found.alias}'")
-        return 0
     try:
-        tokens = await authorizer.sign_in()
-    except AuthFailed as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        authorizer = Authorizer(found, settings)
+        if options.command == "logout":
+            kept, note = await authorizer.sign_out()
+            print(shown(f"signed out of server '{found.alias}'{note}" if kept
+                        else f"no sign-in was kept for server '{found.alias}'"))
+            return 0
+        tokens = await authorizer.sign_in(getattr(options, "scope", None))
+    except AuthFailed as exc:  # every refusal, said in one line (sign_in.py unwraps the listener's)
+        error(str(exc))
         return 1
-    scope = f" (scope: {shown(tokens.scope, 200)})" if tokens.scope else ""
-    print(f"signed in to server '{found.alias}'{scope}; the tokens are kept in {settings.store.path}")
+    scope = f" (scope: {tokens.scope})" if tokens.scope else ""
+    print(shown(f"signed in to server '{found.alias}'{scope}; the tokens are kept in {settings.store.path}"))
     # The proof: the server now answers, with the token just kept.
     async with Aggregator(config_of([found], config.source), request_timeout=options.timeout) as tools:
         tools.connector.oauth = oauth_settings(options)
         await tools.refresh()
         if found.alias in tools.offline:
-            print(f"error: the server still cannot be used: {shown(tools.offline[found.alias], 300)}",
-                  file=sys.stderr)
+            error(f"the server still cannot be used: {shown(tools.offline[found.alias], 300)}")
             return 1
         print(f"server '{found.alias}' answers: {len(tools.entries)} tools")
     return 0

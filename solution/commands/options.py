@@ -71,6 +71,9 @@ def parse(argv: List[str], prog: str) -> argparse.Namespace:
                        ("logout", "forget a remote server's tokens, and tell its authorization server")):
         sign = sub.add_parser(name, parents=[common], help=what)
         sign.add_argument("alias", help="the server's alias in the config")
+        if name == "login":
+            sign.add_argument("--scope", help="the scope to ask for (space-separated), as a server that "
+                                              "refused a call for want of scope said to")
     add_commands(sub, common)
     ask = sub.add_parser("ask", parents=[common], help="run the agent loop on a question")
     ask.add_argument("question")

@@ -24,17 +24,21 @@ must not be asked for on this server's word.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple
-from urllib.parse import urlsplit
+from shlex import quote
+from urllib.parse import SplitResult, urlsplit
 
 from ..errors import ClientError
-from .tokens import TokenStore
+from ..untrusted import shown
+from .tokens import Tokens, TokenStore
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
 OFFLINE_ACCESS = "offline_access"
+OPENID_FIELDS = ("id_token_signing_alg_values_supported", "subject_types_supported")
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 # RFC 8414 section 2: a server that names no methods takes client_secret_basic.
 DEFAULT_AUTH_METHODS = ("client_secret_basic",)
@@ -49,12 +53,14 @@ class AuthFailed(ClientError):
 
 class Redirect:
     """Where the authorization server's redirect lands (sign_in.py's listener): its URI,
-    and an event set once it has come."""
+    the `state` it must carry (anything else is not this sign-in's, and is ignored), and
+    an event set once it has come."""
 
     def __init__(self, uri: str) -> None:
         import anyio  # here: this module is otherwise free of I/O
 
         self.uri = uri
+        self.state: Optional[str] = None  # set with the authorization request; until then nothing is taken
         self.target: Optional[str] = None  # the request target it came with (path and query)
         self.arrived = anyio.Event()
 
@@ -75,6 +81,7 @@ class OAuthSettings:
     say: Callable[[str], None] = lambda line: None
     timeout: float = 30.0  # seconds for each request to an authorization server
     command: str = f"python -m {__package__.split('.')[0]}"  # how the messages name the command line
+    clock: Callable[[], float] = time.time  # when tokens arrive and expire (a test's clock in tests)
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,11 @@ def parse_challenges(header: str) -> List[Challenge]:
     return found
 
 
+def mendable(status: int, header: Optional[str]) -> bool:
+    """Whether a refusal is one a sign-in can mend: 401, or 403 `insufficient_scope`."""
+    return status == 401 or (status == 403 and bearer_challenge(header).error == "insufficient_scope")
+
+
 def bearer_challenge(header: Optional[str]) -> Challenge:
     """The Bearer challenge of a refusal, or an empty one (a 401 may carry none)."""
     for challenge in parse_challenges(header or ""):
@@ -132,9 +144,21 @@ def bearer_challenge(header: Optional[str]) -> Challenge:
     return Challenge("bearer")
 
 
+def split(url: str) -> SplitResult:
+    """`url` in parts, its port read. A server's URL is hostile like the rest of its words:
+    one urlsplit cannot take (an unmatched `[`) or with a port out of range (99999) is a
+    refusal, never a ValueError from deep inside a sign-in."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # read now: it raises for a port out of range
+    except ValueError:
+        raise AuthFailed(f"{shown(url, 100)} is not a usable URL (its host or port cannot be read)") from None
+    return parts
+
+
 def canonical_resource(url: str) -> str:
     """The RFC 8707 resource indicator for a server URL (see the module's docstring)."""
-    parts = urlsplit(url)
+    parts = split(url)
     scheme = parts.scheme.lower()
     host = (parts.hostname or "").lower()
     host = f"[{host}]" if ":" in host else host
@@ -154,19 +178,19 @@ def resource_allowed(server_url: str, resource: str) -> bool:
 
 
 def origin_of(url: str) -> str:
-    return canonical_resource(urlsplit(url)._replace(path="", query="", fragment="").geturl())
+    return canonical_resource(split(url)._replace(path="", query="", fragment="").geturl())
 
 
 def secure_enough(url: str) -> bool:
     """OAuth endpoints must use TLS; plain http only on this machine (RFC 8252's loopback)."""
-    parts = urlsplit(url)
+    parts = split(url)
     return parts.scheme == "https" or (parts.scheme == "http" and (parts.hostname or "") in LOOPBACK)
 
 
 def prm_urls(server_url: str, from_header: Optional[str]) -> List[str]:
     """Where to look for the protected resource metadata, in order (RFC 9728 section 3)."""
     urls = [from_header] if from_header else []
-    path = urlsplit(server_url).path.rstrip("/")
+    path = split(server_url).path.rstrip("/")
     if path:
         urls.append(origin_of(server_url) + PRM_WELL_KNOWN + path)
     urls.append(origin_of(server_url) + PRM_WELL_KNOWN)
@@ -176,7 +200,7 @@ def prm_urls(server_url: str, from_header: Optional[str]) -> List[str]:
 def as_metadata_urls(issuer: str) -> List[str]:
     """Where an authorization server's metadata may be, in order: RFC 8414 (the path after
     the well-known part), then OpenID discovery in its path-inserted and appended forms."""
-    path = urlsplit(issuer).path.rstrip("/")
+    path = split(issuer).path.rstrip("/")
     base = origin_of(issuer)
     if not path:
         return [base + AS_WELL_KNOWN, base + OIDC_WELL_KNOWN]
@@ -214,6 +238,7 @@ class ServerMetadata:
     client_id_metadata_document_supported: bool = False
     iss_parameter_supported: bool = False
     discovered: bool = True  # False: the 2025-03-26 default endpoints, no metadata at all
+    openid_provider: bool = False  # its metadata is OpenID Connect discovery's (it issues ID tokens)
 
 
 def _strings(value: Any) -> Optional[Tuple[str, ...]]:
@@ -226,10 +251,16 @@ def _url(document: Dict[str, Any], key: str, what: str, required: bool = False) 
     value = document.get(key)
     if value is None and not required:
         return None
-    if not isinstance(value, str) or urlsplit(value).scheme not in ("http", "https"):
+    if not isinstance(value, str):
         raise AuthFailed(f"the {what} has no usable '{key}'")
+    try:
+        usable = split(value).scheme in ("http", "https")
+    except AuthFailed:
+        usable = False
+    if not usable:
+        raise AuthFailed(f"the {what} has no usable '{key}' ({shown(value, 100)})")
     if not secure_enough(value):
-        raise AuthFailed(f"the {what} names {key} {origin_of(value)} without https")
+        raise AuthFailed(f"the {what} names {key} {shown(origin_of(value), 100)} without https")
     return value
 
 
@@ -264,7 +295,9 @@ def server_metadata(document: Any, issuer: Optional[str]) -> ServerMetadata:
         _strings(document.get("token_endpoint_auth_signing_alg_values_supported")),
         _strings(document.get("code_challenge_methods_supported")),
         document.get("client_id_metadata_document_supported") is True,
-        document.get("authorization_response_iss_parameter_supported") is True)
+        document.get("authorization_response_iss_parameter_supported") is True,
+        # Fields OpenID Connect Discovery 1.0 requires of a provider, and RFC 8414 does not name.
+        openid_provider=any(key in document for key in OPENID_FIELDS))
 
 
 def default_endpoints(server_url: str) -> ServerMetadata:
@@ -285,6 +318,32 @@ def choose_scope(challenged: Optional[str], resource: Optional[ResourceMetadata]
     if chosen and offered and OFFLINE_ACCESS in offered and OFFLINE_ACCESS not in chosen.split():
         chosen += " " + OFFLINE_ACCESS
     return chosen or None
+
+
+def consent_prompt(server: ServerMetadata, scope: Optional[str]) -> Optional[str]:
+    """The authorization request's `prompt`: `consent` when it asks an OpenID provider for
+    `offline_access`, which OpenID Connect Core (section 11) requires before a refresh token
+    is granted (a provider may otherwise ignore offline_access, and then a person signs in
+    again each time the access token expires); else none."""
+    return "consent" if server.openid_provider and OFFLINE_ACCESS in (scope or "").split() else None
+
+
+def login_advice(where: str, login: str, scope: Optional[str], again: bool) -> str:
+    """What to run when a sign-in needs a person and none is here: `login`, with the scope a
+    step-up asks for (quoted for a shell: it is the server's text), so that login asks for it."""
+    if scope is not None:
+        return f"{where} asks for more scope ({shown(scope, 100)}): run `{login} --scope {quote(shown(scope, 300))}`"
+    why = "refused the stored token and it could not be renewed; " if again else "asks for a sign-in: "
+    return f"{where} {why}run `{login}`"
+
+
+def no_refresh_note(where: str, scope: Optional[str], tokens: Tokens) -> Optional[str]:
+    """The line that says a refresh token was asked for (`offline_access`) and none came."""
+    if OFFLINE_ACCESS not in (scope or "").split() or tokens.refresh_token is not None:
+        return None
+    lasts = f" (in {tokens.lifetime:g} s)" if tokens.lifetime is not None else ""
+    return (f"{where}: its authorization server granted no refresh token, so you will be asked to sign in "
+            f"again when the access token expires{lasts}")
 
 
 def union_scopes(before: Optional[str], added: Optional[str]) -> Optional[str]:

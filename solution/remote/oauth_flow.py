@@ -16,16 +16,16 @@ sign-in can mend (401, or 403 `insufficient_scope`) is handed to the server's
    what the challenge adds; a challenge for scopes already granted is refused
    at once, since asking again could only loop.
 
-At most MAX_AUTHORIZATIONS per server per run, and MAX_SENDS per request: a
-server that refuses every token is given up on, never asked forever. Every
-renewal and new sign-in is said in one line (`settings.say`).
+At most MAX_AUTHORIZATIONS in a row with no request accepted between, and
+MAX_SENDS per request: a server that refuses every token is given up on, never
+asked forever (one whose short tokens are renewed every few seconds is not).
+Every renewal and new sign-in is said in one line (`settings.say`).
 """
 
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Tuple
-from urllib.parse import urlsplit
 
 import anyio
 
@@ -35,15 +35,18 @@ from .config import OAuthConfig
 from .http_wire import Exchange, Url
 from .oauth import (AS_WELL_KNOWN, AuthFailed, Challenge, OAuthSettings, ResourceMetadata, ServerMetadata, SignIn,
                     as_metadata_urls, bearer_challenge, canonical_resource, choose_auth_method, choose_scope,
-                    default_endpoints, origin_of, prm_urls, registration_method, resource_allowed,
-                    resource_metadata, secure_enough, server_metadata, step_up_futile, unattended, union_scopes)
+                    consent_prompt, default_endpoints, login_advice, mendable, no_refresh_note, origin_of, prm_urls,
+                    registration_method, resource_allowed, resource_metadata, secure_enough, server_metadata, split,
+                    step_up_futile, unattended, union_scopes)
 from .oauth_forms import (JWT_BEARER, Attempt, authorization_url, client_authentication, code_from_redirect,
-                          exchange_form, issued_assertion, registered_client, registration_document, token_form,
-                          tokens_from)
+                          configured_client, exchange_form, issued_assertion, registered_client, registration_document,
+                          storable, token_form, tokens_from)
 from .oauth_http import probe, send
-from .tokens import Client, Record, Tokens
+from ..host.safe_files import UnsafeFile
+from ..untrusted import shown
+from .tokens import Client, Record, Tokens, record_key
 
-MAX_AUTHORIZATIONS = 3  # sign-ins and credential grants for one server in one run
+MAX_AUTHORIZATIONS = 3  # sign-ins and credential grants for one server with no request accepted between
 MAX_SENDS = 4  # one request: the first try, a renewal or sign-in, and two step-ups
 
 
@@ -64,9 +67,13 @@ class Authorizer:
         self.url: str = spec.url
         self.settings = settings
         self.where = f"server '{spec.alias}'"
-        self.record = settings.store.get(self.url)
+        self.key = record_key(spec.alias, self.url, self.oauth.client_id)  # the tokens file's record
+        try:
+            self.record = settings.store.get(self.key)
+        except UnsafeFile as exc:  # a refusal like any other: one line
+            raise AuthFailed(f"{self.where}: the tokens file cannot be used: {exc}") from None
         self.generation = 0  # grows with every new token: a request sent with an older one just goes again
-        self.authorizations = 0
+        self.authorizations = 0  # since the server last accepted a request
         # Set when the server wants a sign-in nobody here can give: later requests in this run
         # fail with it at once, rather than ask the server again for the same answer.
         self.verdict: Optional[AuthFailed] = None
@@ -85,17 +92,12 @@ class Authorizer:
         tokens = self.record.tokens
         return self.generation, [("Authorization", f"Bearer {tokens.access_token}")] if tokens else []
 
-    @staticmethod
-    def concerns(status: int, header: Optional[str]) -> bool:
-        """Whether a refusal is one a sign-in can mend."""
-        return status == 401 or (status == 403 and bearer_challenge(header).error == "insufficient_scope")
-
     # -- the public steps, each under the lock, each failure prefixed with the server ---------------
 
     async def ready(self) -> None:
         """Before a request: an expired token renewed, or dropped (so the server asks anew)."""
         tokens = self.record.tokens
-        if tokens is None or not tokens.expired():
+        if tokens is None or not tokens.expired(self.settings.clock()):
             return
         async with self._lock, self._named():
             if self.record.tokens is not tokens:
@@ -121,25 +123,26 @@ class Authorizer:
                 self._keep(tokens=None)
             await self._authorize(challenge, None, again=held is not None)
 
-    async def sign_in(self) -> Tokens:
-        """`login`: a new sign-in, whatever is held, on the server's own challenge."""
+    async def sign_in(self, scope: Optional[str] = None) -> Tokens:
+        """`login`: a new sign-in, whatever is held, on the server's own challenge; for `scope`
+        when given (a server's step-up said which), else as a first request would ask."""
         async with self._lock, self._named():
             status, header = await self._probe()
             if status not in (401, 403):
                 raise AuthFailed(f"does not ask for a sign-in (it answered HTTP {status} to a request without one)")
             self._found = None
             self._keep(tokens=None)
-            await self._authorize(bearer_challenge(header), None)
+            await self._authorize(bearer_challenge(header), None, configured=scope)
             assert self.record.tokens is not None
             return self.record.tokens
 
     async def sign_out(self) -> Tuple[bool, str]:
         """`logout`: forget the server's tokens and registration, telling the authorization server
         (RFC 7009) where it offers that. Returns whether anything was kept, and a note."""
-        async with self._lock:
-            record = self.settings.store.forget(self.url)
+        async with self._lock, self._named():
+            record = self.settings.store.forget(self.key)
             self.record = Record()
-            tokens, client = record.tokens, self._client_of(record)
+            tokens, client = record.tokens, configured_client(self.oauth, record)
             if tokens is None or not record.revocation_endpoint or client is None:
                 return record.client is not None or tokens is not None, ""
             token = tokens.refresh_token or tokens.access_token
@@ -156,8 +159,8 @@ class Authorizer:
     async def _named(self) -> AsyncIterator[None]:
         try:
             yield
-        except AuthFailed as exc:
-            text = str(exc)
+        except (AuthFailed, UnsafeFile) as exc:  # an unusable tokens file is a refusal like any other
+            text = str(exc) if isinstance(exc, AuthFailed) else f"the tokens file cannot be used: {exc}"
             raise AuthFailed(text if text.startswith(self.where) else f"{self.where}: {text}") from None
 
     # -- the steps themselves (the lock held) ------------------------------------------------------
@@ -169,15 +172,20 @@ class Authorizer:
                              f"{shown(challenge.scope or '(none named)', 100)}, which it already has; "
                              "not signing in again")
         scope = union_scopes(granted, challenge.scope)
-        self.settings.say(f"{self.where} asks for more scope ({shown(scope, 100)}); signing in again for it")
+        if self.settings.sign_in is not None:
+            self.settings.say(f"{self.where} asks for more scope ({shown(scope, 100)}); signing in again for it")
         await self._authorize(challenge, scope)
 
-    async def _authorize(self, challenge: Challenge, scope: Optional[str], *, again: bool = False) -> None:
+    async def _authorize(self, challenge: Challenge, scope: Optional[str], *, again: bool = False,
+                         configured: Optional[str] = None) -> None:
+        """A new token: `scope` (a step-up's), else the one chosen by `configured` (login's
+        --scope), the config's, the challenge's or the resource's (oauth.choose_scope)."""
         if self.authorizations >= MAX_AUTHORIZATIONS:
-            raise AuthFailed(f"{self.where} still refuses after {MAX_AUTHORIZATIONS} sign-ins in this run; giving up")
+            raise AuthFailed(f"{self.where} still refuses after {MAX_AUTHORIZATIONS} sign-ins in a row; giving up")
         found, server = await self._discover(challenge)
         oauth = self.oauth
-        scope = scope or choose_scope(challenge.scope, found, server, oauth.scope)
+        stepping_up = scope is not None
+        scope = scope or choose_scope(challenge.scope, found, server, configured or oauth.scope)
         if oauth.id_token:  # enterprise-managed: the identity provider vouches, no person here
             assert oauth.client_id is not None  # config.py: an ID token comes with the client's id and secret
             self.authorizations += 1
@@ -192,16 +200,19 @@ class Authorizer:
         else:
             sign_in = self.settings.sign_in
             if sign_in is None:
-                why = "refused the stored token and it could not be renewed; " if again else "asks for a sign-in: "
-                self.verdict = AuthFailed(f"{self.where} {why}run `{self.settings.command} login {self.spec.alias}`")
+                login = f"{self.settings.command} login {self.spec.alias}"
+                self.verdict = AuthFailed(login_advice(self.where, login, scope if stepping_up else None, again))
                 raise self.verdict
             if again:
                 self.settings.say(f"{self.where} refused the access token and it could not be renewed; "
                                   "signing in again")
             self.authorizations += 1
             client, tokens = await self._authorization_code(server, scope, sign_in)
+            note = no_refresh_note(self.where, scope, tokens)
+            if note is not None:
+                self.settings.say(note)
         self.record = Record(server.issuer, self.resource, server.token_endpoint, server.revocation_endpoint,
-                             self._storable(client), None)
+                             storable(self.oauth, client), None)
         self._keep(tokens=tokens)
 
     async def _discover(self, challenge: Challenge) -> Tuple[Optional[ResourceMetadata], ServerMetadata]:
@@ -250,13 +261,15 @@ class Authorizer:
             raise AuthFailed("its authorization server does not offer PKCE with S256, which the MCP "
                              "authorization spec requires; not signing in")
         held = self.record.client
-        stored = urlsplit(held.redirect_uri).port if held and held.registered and held.redirect_uri else None
+        stored = split(held.redirect_uri).port if held and held.registered and held.redirect_uri else None
         port = self.oauth.redirect_port or (stored if stored and port_free(stored) else 0)
         async with redirect_listener(port) as redirect:
             client = await self._client(server, scope, redirect.uri)
             attempt = Attempt.new(redirect.uri)
+            redirect.state = attempt.state  # the listener takes only the redirect that carries it
             await sign_in(authorization_url(server.authorization_endpoint, client_id=client.client_id,
-                                            attempt=attempt, resource=self.resource, scope=scope),
+                                            attempt=attempt, resource=self.resource, scope=scope,
+                                            prompt=consent_prompt(server, scope)),
                           redirect, self.where)
             code = code_from_redirect(redirect.target or "", attempt, issuer=server.issuer,
                                       iss_required=server.iss_parameter_supported)
@@ -308,11 +321,11 @@ class Authorizer:
         headers, fields = client_authentication(method, client, audience=server.issuer, key_pem=key)
         status, body = await self._send(server.token_endpoint, "POST", headers, {**form, **fields})
         client.auth_method = method  # kept, so a refresh authenticates the same way
-        return tokens_from(status, body, asked_scope=scope, before=before)
+        return tokens_from(status, body, asked_scope=scope, before=before, now=self.settings.clock())
 
     async def _refresh(self) -> bool:
         record = self.record
-        tokens, client = record.tokens, self._client_of(record)
+        tokens, client = record.tokens, configured_client(self.oauth, record)
         if tokens is None or not tokens.refresh_token or not record.token_endpoint or client is None:
             return False
         server = ServerMetadata(record.issuer or "", None, record.token_endpoint)
@@ -326,24 +339,12 @@ class Authorizer:
 
     # -- keeping and sending -------------------------------------------------------------------------
 
-    def _client_of(self, record: Record) -> Optional[Client]:
-        """The client to authenticate as: the config's (its secret is never stored), else the record's."""
-        if self.oauth.client_id:
-            method = record.client.auth_method if record.client else None
-            return Client(self.oauth.client_id, self.oauth.client_secret, method)
-        return record.client
-
-    def _storable(self, client: Client) -> Client:
-        if self.oauth.client_id:  # from the config: kept there, not copied into the tokens file
-            return Client(client.client_id, None, client.auth_method, client.redirect_uri)
-        return client
-
     def _keep(self, *, tokens: Optional[Tokens]) -> None:
         self.record.tokens = tokens
         if tokens is not None:
             self.verdict = None
         self.generation += 1
-        self.settings.store.put(self.url, self.record)
+        self.settings.store.put(self.key, self.record)  # an unusable file: _named says so, in one line
 
     def _key(self) -> Optional[str]:
         if not self.oauth.key_file:
@@ -383,7 +384,9 @@ async def authorized(auth: Optional[Authorizer], url: Url, method: str, headers:
         generation, token = auth.credentials()
         async with Exchange(url, method, [*headers, *token], body) as sent:
             status, header = sent.response.status, sent.response.headers.get("www-authenticate")
-            if not renew or not auth.concerns(status, header) or attempt == MAX_SENDS - 1:
+            if not renew or not mendable(status, header) or attempt == MAX_SENDS - 1:
+                if token and not mendable(status, header):
+                    auth.authorizations = 0  # the server took the token: the sign-ins so far were not refused
                 yield sent
                 return
         await auth.challenged(status, header, generation)  # the refused exchange closed first

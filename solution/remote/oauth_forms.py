@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
-from ..untrusted import keep_secret
-from ..untrusted import shown
+from ..untrusted import keep_secret, shown
+from .config import OAuthConfig
 from .oauth import AuthFailed
-from .tokens import Client, Tokens
+from .tokens import Client, Record, Tokens
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"  # RFC 7523: an assertion as the grant
@@ -31,6 +31,7 @@ TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"  # RFC 8693
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"  # SEP-990's identity assertion grant
 ASSERTION_LIFETIME = 300  # seconds a signed client assertion is good for
+MAX_LIFETIME = 10 * 365 * 24 * 3600  # seconds: an access token said to last longer is refused
 CLIENT_NAME = "mcp-client-lab"
 
 
@@ -57,12 +58,14 @@ class Attempt:
 
 
 def authorization_url(endpoint: str, *, client_id: str, attempt: Attempt, resource: str,
-                      scope: Optional[str]) -> str:
+                      scope: Optional[str], prompt: Optional[str] = None) -> str:
     params = {"response_type": "code", "client_id": client_id, "redirect_uri": attempt.redirect_uri,
               "state": attempt.state, "code_challenge": s256(attempt.verifier), "code_challenge_method": "S256",
               "resource": resource}
     if scope:
         params["scope"] = scope
+    if prompt:  # oauth.consent_prompt: an OpenID provider's condition for a refresh token
+        params["prompt"] = prompt
     joiner = "&" if urlsplit(endpoint).query else "?"
     return endpoint + joiner + urlencode(params)
 
@@ -133,6 +136,21 @@ def client_authentication(method: str, client: Client, *, audience: str,
         return {}, {"client_id": client.client_id}  # a public client: it names itself, PKCE proves it
     raise AuthFailed(f"the client is registered for token endpoint authentication {shown(method, 40)!r}, "
                      "which this client does not speak")
+
+
+def configured_client(oauth: OAuthConfig, record: Record) -> Optional[Client]:
+    """The client to authenticate as: the config's (its secret is never stored), else the record's."""
+    if oauth.client_id:
+        method = record.client.auth_method if record.client else None
+        return Client(oauth.client_id, oauth.client_secret, method)
+    return record.client
+
+
+def storable(oauth: OAuthConfig, client: Client) -> Client:
+    """What of `client` the tokens file keeps: a client from the config stays there, its secret too."""
+    if oauth.client_id:
+        return Client(client.client_id, None, client.auth_method, client.redirect_uri)
+    return client
 
 
 def key_algorithm(key_pem: str) -> str:
@@ -240,11 +258,15 @@ def tokens_from(status: int, body: Any, *, asked_scope: Optional[str], before: O
     if refresh:
         keep_secret(refresh)
     lifetime = body.get("expires_in")
+    if not isinstance(lifetime, (int, float)) or isinstance(lifetime, bool):
+        lifetime = None  # not said (or not as a number): the token is used until it is refused
+    elif not 0 < lifetime <= MAX_LIFETIME:  # NaN, 0, negative, or 401 digits (too big for a float)
+        raise AuthFailed(f"the token endpoint's answer gives an expires_in of {shown(str(lifetime), 40)}, "
+                         f"not a number of seconds from 1 to {MAX_LIFETIME:,}; the tokens were not kept")
     moment = time.time() if now is None else now
-    expires = moment + float(lifetime) if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool) \
-        else None
+    expires = None if lifetime is None else moment + float(lifetime)
     scope = body.get("scope") if isinstance(body.get("scope"), str) else (before.scope if before else asked_scope)
-    return Tokens(access, refresh, expires, scope)
+    return Tokens(access, refresh, expires, scope, None if lifetime is None else float(lifetime))
 
 
 def json_body(data: bytes) -> Any:

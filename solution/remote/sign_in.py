@@ -10,18 +10,23 @@ the authorization server's redirect, and the two ways to get there.
   started with `--auth auto` (`MCP_LAB_SIGN_IN=follow` chooses it).
 
 The listener answers only `GET /callback` (anything else is 404), takes the
-first one, and shows a page saying the window may be closed. It binds
-127.0.0.1, never every interface (RFC 8252 section 7.3).
+first one that carries this sign-in's `state`, and shows a page saying the
+window may be closed. One without it (from any local process, or a web page
+that found the port) is answered 400 and ignored: the wait goes on until the
+real redirect or its timeout. It binds 127.0.0.1, never every interface (RFC
+8252 section 7.3). A refusal raised while it listens leaves it as itself, one
+AuthFailed, never wrapped in the listener's exception group.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import sys
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Callable, Mapping, Optional
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import anyio
 import anyio.abc
@@ -37,6 +42,22 @@ READ_LIMIT = 16 * 1024  # of a request to the listener
 REQUEST_WAIT = 10.0  # seconds one connection to the listener may take to send its request
 DONE_PAGE = (b"<!doctype html><title>Signed in</title><p>Signed in. You can close this window "
              b"and go back to the terminal.</p>")
+NOT_OURS_PAGE = b"not this sign-in's redirect (no state, or another one)"
+
+
+def parts_of(target: str) -> "tuple[str, str]":
+    """A request target's path and query ("" for one urlsplit cannot read, as `//[x`)."""
+    try:
+        parts = urlsplit(target)
+    except ValueError:
+        return "", ""
+    return parts.path, parts.query
+
+
+def carries_state(query: str, state: Optional[str]) -> bool:
+    """Whether a callback's query carries `state` (None: no sign-in is waiting yet)."""
+    given = dict(parse_qsl(query, keep_blank_values=True)).get("state", "")
+    return state is not None and secrets.compare_digest(given.encode(), state.encode())
 
 
 async def _serve(redirect: Redirect, stream: anyio.abc.ByteStream) -> None:
@@ -54,11 +75,13 @@ async def _serve(redirect: Redirect, stream: anyio.abc.ByteStream) -> None:
                 elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                     break
         target = request.target.decode("ascii", "replace") if request is not None else ""
-        ours = request is not None and request.method == b"GET" and urlsplit(target).path == CALLBACK
+        path, query = parts_of(target)
+        callback = request is not None and request.method == b"GET" and path == CALLBACK
+        ours = callback and carries_state(query, redirect.state)
         if ours and not redirect.arrived.is_set():
             redirect.target = target
             redirect.arrived.set()
-        status, body = (200, DONE_PAGE) if ours else (404, b"not found")
+        status, body = (200, DONE_PAGE) if ours else (400, NOT_OURS_PAGE) if callback else (404, b"not found")
         data = connection.send(h11.Response(status_code=status, headers=[
             ("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body))),
             ("Connection", "close"), ("Cache-Control", "no-store")])) or b""
@@ -91,32 +114,51 @@ async def redirect_listener(port: int = 0) -> AsyncIterator[Redirect]:
         raise AuthFailed(f"cannot listen on 127.0.0.1:{port} for the sign-in's redirect ({exc.strerror})") from None
     bound = listener.extra(anyio.abc.SocketAttribute.local_port)
     redirect = Redirect(f"http://127.0.0.1:{bound}{CALLBACK}")
+    refused: Optional[AuthFailed] = None
     async with listener, anyio.create_task_group() as group:
         async def handle(stream: anyio.abc.SocketStream) -> None:
             await _serve(redirect, stream)
         group.start_soon(listener.serve, handle)
         try:
             yield redirect
+        except AuthFailed as exc:  # raised below, as it is: the task group would wrap it in a group
+            refused = exc
         finally:
             group.cancel_scope.cancel()
+    if refused is not None:
+        raise refused
+
+
+def next_hop(url: str, location: str) -> str:
+    """Where a redirect's Location leads from `url`; one urljoin cannot read is taken as it
+    stands, for the next hop to refuse in words."""
+    try:
+        return urljoin(url, location)
+    except ValueError:
+        return location
 
 
 async def follow(url: str, redirect: Redirect, who: str, *, timeout: float = 30.0) -> None:
     """Sign in without a person: follow the authorization URL's redirects to the listener."""
     with anyio.move_on_after(timeout):
         for _ in range(MAX_HOPS):
-            if urlsplit(url).scheme not in ("http", "https"):
+            try:
+                scheme = urlsplit(url).scheme
+            except ValueError:
+                raise AuthFailed(f"signing in to {who}: the authorization server redirected to "
+                                 f"{shown(url, 100)}, which is not a usable URL") from None
+            if scheme not in ("http", "https"):
                 raise AuthFailed(f"signing in to {who}: the authorization server redirected to a "
-                                 f"{shown(urlsplit(url).scheme, 20)}: address this client cannot follow")
+                                 f"{shown(scheme, 20)}: address this client cannot follow")
             try:
                 async with Exchange(Url.parse(url), "GET", [("Accept", "text/html")]) as sent:
                     status, location = sent.response.status, sent.response.headers.get("location")
             except (HttpFailure, ValueError) as exc:
-                raise AuthFailed(f"signing in to {who}: {exc}") from None
+                raise AuthFailed(f"signing in to {who}: {shown(str(exc), 300)}") from None
             if redirect.arrived.is_set():
                 return
             if status in (301, 302, 303, 307, 308) and location:
-                url = urljoin(url, location)
+                url = next_hop(url, location)
                 continue
             raise AuthFailed(f"signing in to {who}: the authorization server answered HTTP {status} instead of "
                              "approving at once (it wants a person: sign in with a browser)")

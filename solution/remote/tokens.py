@@ -2,7 +2,9 @@
 kept in one file only this user can read.
 
 The file (`--tokens-file`, by default ~/.config/mcp-client-lab/tokens.json) is
-JSON, `{"version": 1, "servers": {server URL: record}}`, rewritten whole
+JSON, `{"version": 1, "servers": {key: record}}`, one record per config entry
+and client (`record_key`: two entries for one URL, a person's and a machine's,
+never share tokens), rewritten whole
 through `safe_files` (never through a link, under the directory's lock, by
 rename from a temporary file that `mkstemp` made 0600, so it is never
 readable by others, even for a moment). Every token and secret read from it
@@ -24,7 +26,26 @@ from ..host import safe_files
 from ..untrusted import keep_secret
 
 VERSION = 1
-EXPIRY_MARGIN = 30.0  # seconds: a token this close to its end is renewed before it is sent
+# A token is renewed before it is sent once it is this close to its end: a tenth of its life,
+# or a second when that is more (servers count whole seconds: a token said to last 5 s may
+# lapse a second early), but never more than half its life nor more than 30 s. So a 5 s token
+# is renewed after 4 s, never the moment it arrives (a fixed 30 s made every token of 30 s or
+# less expired on arrival), and an hour's in its last 30 s.
+EXPIRY_MARGIN = 30.0
+EXPIRY_SHARE = 0.1
+CLOCK_STEP = 1.0
+
+
+def renewal_margin(lifetime: float) -> float:
+    """Seconds before its end that a token granted for `lifetime` seconds is renewed."""
+    return min(EXPIRY_MARGIN, max(EXPIRY_SHARE * lifetime, min(CLOCK_STEP, lifetime / 2)))
+
+
+def record_key(alias: str, url: str, client_id: Optional[str] = None) -> str:
+    """Whose record it is: the server's URL, the config entry's alias and the client the config
+    names (if any). Keyed by the URL alone, an entry set up for client credentials sent a
+    person's token that another entry for the same URL had signed in for."""
+    return f"{url} (server '{alias}'" + (f", client {client_id})" if client_id else ")")
 
 
 def default_path() -> Path:
@@ -50,10 +71,15 @@ class Tokens:
     refresh_token: Optional[str] = field(default=None, repr=False)
     expires_at: Optional[float] = None  # seconds since the epoch; None: the server did not say
     scope: Optional[str] = None  # what was granted (or, when the server did not say, asked for)
+    lifetime: Optional[float] = None  # seconds it was granted for (expires_in); None: kept before it was kept
 
     def expired(self, now: Optional[float] = None) -> bool:
+        """Whether it is time to renew it (see EXPIRY_MARGIN)."""
+        if self.expires_at is None:
+            return False
         moment = time.time() if now is None else now
-        return self.expires_at is not None and moment >= self.expires_at - EXPIRY_MARGIN
+        margin = EXPIRY_MARGIN if self.lifetime is None else renewal_margin(self.lifetime)
+        return moment >= self.expires_at - margin
 
 
 @dataclass

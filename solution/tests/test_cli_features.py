@@ -67,6 +67,16 @@ def test_prompts_completions_and_a_run_that_starts_from_a_prompt(config: Path) -
 
 
 @pytest.mark.parametrize("alias", ["lib", "old"])
+def test_a_calls_server_text_is_indented_so_no_line_of_it_passes_for_the_clients_own(config: Path,
+                                                                                     alias: str) -> None:
+    done = run(config, "call", f"mcp__{alias}__find", "--yes")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "  error: server 'lib' is offline" in lines and "  notes wants to run add_note. Allow? [y/N]" in lines
+    assert all(line.startswith("  ") for line in lines), lines
+
+
+@pytest.mark.parametrize("alias", ["lib", "old"])
 def test_log_messages_go_to_stderr_at_the_level_asked_never_to_stdout(config: Path, alias: str) -> None:
     done = run(config, "call", f"mcp__{alias}__noisy", "--yes", "--log-level", "warning")
     assert done.returncode == 0 and done.stdout.strip() == "logged"
@@ -104,3 +114,10 @@ def test_roots_reach_a_server_that_asks_and_a_bad_one_is_one_line(config: Path, 
 def test_watch_prints_a_line_per_update_of_the_subscribed_resource(config: Path, alias: str) -> None:
     done = run(config, "watch", alias, "note://a", "--seconds", "60")
     assert done.returncode == 0 and done.stdout.strip() == f"updated: {alias} note://a", done.stderr
+
+
+@pytest.mark.parametrize("alias", ["lib", "old"])
+def test_watch_stops_at_its_count_though_the_updates_come_in_a_burst(config: Path, alias: str) -> None:
+    done = run(config, "watch", alias, "note://burst", "--count", "3", "--seconds", "60")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"updated: {alias} note://burst"] * 3  # of the 50 the server sent

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
+from typing import Any
 
 import pytest
 
-from solution.jsonrpc import PendingRequests, encode, parse_line
+from solution.jsonrpc import MAX_DEPTH, PendingRequests, encode, nesting, parse_line
 
 
 def test_encode_makes_one_line_even_for_text_with_newlines() -> None:
@@ -20,6 +22,41 @@ def test_parse_line_returns_none_for_anything_but_an_object(raw: bytes) -> None:
 
 def test_parse_line_reads_an_object() -> None:
     assert parse_line(b'{"jsonrpc":"2.0","id":3,"result":{}}') == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+def depth_of(value: Any) -> int:
+    """How deep a parsed value nests (the measure nesting() takes from the bytes)."""
+    if isinstance(value, list):
+        return 1 + max(map(depth_of, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(depth_of, value.values()), default=0)
+    return 0
+
+
+@pytest.mark.parametrize("value", [
+    [[[[]]]] * 30, {"a": [{"b": "[[[[{{{{"}] * 30, "c": [[["]]]]"]]]},
+    ["\\", ["\\\"[", [["\"]]"]]]] * 25, [[["x\\"], "\\\\\"", "{[\"]"]] * 25,
+    [[[[[[[[[[0]]]]]]]]]] * 10])
+def test_nesting_counts_brackets_outside_strings_whatever_the_escapes(value: Any) -> None:
+    line = json.dumps(value).encode()
+    assert line.count(b"[") + line.count(b"{") > MAX_DEPTH  # past the quick answer: the scan itself
+    assert nesting(line) == depth_of(value)
+
+
+def test_nesting_stops_reading_once_the_line_is_too_deep_to_take() -> None:
+    assert nesting(b"[" * 10_000) == MAX_DEPTH + 1
+
+
+def test_measuring_a_16_mib_line_of_brackets_and_strings_costs_a_small_multiple_of_it() -> None:
+    unit = b'["ab\\"c", {"k": [1, "x\\\\", "[{"]}, "plain text"],'
+    line = b'{"a": [' + unit * (16 * 1024 * 1024 // len(unit)) + b'0]}'
+    tracemalloc.start()
+    try:
+        assert nesting(line) == 5
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2.5 * len(line), f"{peak / len(line):.1f} times the line"
 
 
 @pytest.mark.anyio

@@ -255,3 +255,47 @@ def test_an_enterprise_id_token_is_exchanged_for_an_id_jag_and_presented_as_a_jw
         issued_assertion(400, {"error": "invalid_grant"})
     with pytest.raises(AuthFailed, match="ID-JAG"):
         issued_assertion(200, {"access_token": "x", "issued_token_type": "urn:ietf:params:oauth:token-type:jwt"})
+
+
+@pytest.mark.parametrize("lifetime", [1, 5, 30, 60, 3600])
+def test_a_token_is_renewed_near_its_end_by_its_life_and_never_on_arrival(lifetime: int) -> None:
+    answer = {"access_token": "at-0123456789abcdef", "token_type": "Bearer", "expires_in": lifetime}
+    tokens = tokens_from(200, answer, asked_scope=None, now=1000.0)
+    # The last tenth of its life, or its last second (at most half of it), and never more than 30 s.
+    margin = {1: 0.5, 5: 1.0, 30: 3.0, 60: 6.0, 3600: 30.0}[lifetime]
+    assert not tokens.expired(now=1000.0) and not tokens.expired(now=1000.0 + lifetime - margin - 0.01)
+    assert tokens.expired(now=1000.0 + lifetime - margin)
+
+
+@pytest.mark.parametrize("url", ["http://[evil.example/mcp", "http://evil]example/mcp", "http://127.0.0.1:99999/mcp"])
+def test_a_url_a_server_names_that_cannot_be_read_is_a_refusal(url: str) -> None:
+    for rule in (canonical_resource, lambda u: prm_urls(u, None), as_metadata_urls, secure_enough,
+                 lambda u: resource_allowed("http://127.0.0.1:8765/mcp", u)):
+        with pytest.raises(AuthFailed, match="not a usable URL"):
+            rule(url)
+    with pytest.raises(AuthFailed, match="no usable 'token_endpoint'"):
+        server_metadata(metadata(token_endpoint=url), ISSUER)
+
+
+@pytest.mark.parametrize("lifetime", [10 ** 400, float("nan"), float("inf"), -5, 0])
+def test_a_lifetime_no_token_can_have_is_a_refusal_on_a_grant_and_on_a_refresh(lifetime: Any) -> None:
+    answer = {"access_token": "at-0123456789abcdef", "token_type": "Bearer", "expires_in": lifetime}
+    held = Tokens("at-old-0123456789", "rt-0123456789abcdef", 1.0, "read")
+    for before in (None, held):
+        with pytest.raises(AuthFailed, match="expires_in"):
+            tokens_from(200, answer, asked_scope="read", before=before)
+
+
+def test_an_openid_provider_is_asked_for_consent_with_offline_access_and_only_then() -> None:
+    from solution.remote.oauth import consent_prompt
+
+    provider = server_metadata(metadata(id_token_signing_alg_values_supported=["RS256"],
+                                        subject_types_supported=["public"]), ISSUER)
+    plain = server_metadata(metadata(), ISSUER)
+    assert provider.openid_provider and not plain.openid_provider
+    assert consent_prompt(provider, "read offline_access") == "consent"
+    assert consent_prompt(provider, "read") is None and consent_prompt(plain, "read offline_access") is None
+    attempt = Attempt.new("http://127.0.0.1:5000/callback")
+    url = authorization_url(ISSUER + "/authorize", client_id="c1", attempt=attempt, resource="r",
+                            scope="read offline_access", prompt=consent_prompt(provider, "read offline_access"))
+    assert parse_qs(urlsplit(url).query)["prompt"] == ["consent"]

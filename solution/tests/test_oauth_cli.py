@@ -6,77 +6,17 @@ came out (stdout, stderr, --json, the audit log) for the tokens."""
 from __future__ import annotations
 
 import json
-import os
 import stat
-import subprocess
-import sys
 import threading
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import List
 
 import pytest
 
-from solution.tests.conftest import ROOT
-
-FOLLOW = {"MCP_LAB_SIGN_IN": "follow"}
-
-
-class Guarded:
-    """A notes fixture over HTTP behind `--auth auto`, and a config naming it."""
-
-    def __init__(self, tmp: Path, *extra: str) -> None:
-        self.tmp = tmp
-        self.journal = tmp / "journal.jsonl"
-        self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "servers" / "notes.py"), "--http", "0", "--auth", "auto",
-             "--journal", str(self.journal), *extra], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        assert self.process.stderr is not None
-        line = ""
-        for line in self.process.stderr:  # bounded: the fixture prints "ready" or exits
-            if "ready" in line:
-                break
-        self.url = line.split(" at ")[-1].strip()
-        assert self.url.startswith("http://127.0.0.1:"), line
-        self.tokens = tmp / "tokens.json"
-        self.audit = tmp / "audit.jsonl"
-        self.config = tmp / "servers.json"
-        self.write_config({})
-
-    def write_config(self, entry: Dict[str, Any]) -> None:
-        self.config.write_text(json.dumps({"mcpServers": {"notes": {"url": self.url, **entry}}}))
-
-    def run(self, *args: str, env: Dict[str, str] = FOLLOW) -> Tuple[int, str, str]:
-        done = subprocess.run([sys.executable, "-m", "solution", *args, "--config", str(self.config),
-                               "--tokens-file", str(self.tokens), "--audit", str(self.audit), "--timeout", "20"],
-                              cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
-        return done.returncode, done.stdout, done.stderr
-
-    def held(self) -> Dict[str, Any]:
-        return dict(json.loads(self.tokens.read_text())["servers"][self.url]["tokens"])
-
-    def steps(self) -> List[str]:
-        return [e["step"] for e in map(json.loads, self.journal.read_text().splitlines()) if e["kind"] == "oauth"]
-
-    def secrets(self) -> List[str]:
-        return [self.held()[kind] for kind in ("access_token", "refresh_token") if self.held().get(kind)]
-
-    def assert_never_shown(self, *texts: str) -> None:
-        audit = self.audit.read_text() if self.audit.exists() else ""
-        for secret in self.secrets():
-            for text in (*texts, audit):
-                assert secret not in text
-
-
-@pytest.fixture(params=["current", "legacy"])
-def guarded(request: Any, tmp_path: Path) -> Iterator[Guarded]:
-    server = Guarded(tmp_path, *(["--era", "legacy"] if request.param == "legacy" else []))
-    try:
-        yield server
-    finally:
-        server.process.kill()
-        server.process.wait(30)
+from solution.tests.oauth_fixture import Answering, Guarded, guarded  # noqa: F401 (a fixture)
+from solution.remote.tokens import record_key
 
 
 def test_a_server_that_asks_for_a_sign_in_names_the_command_that_does_it(guarded: Guarded) -> None:
@@ -102,7 +42,7 @@ def test_an_expired_token_is_renewed_with_the_refresh_token_in_one_line(guarded:
     assert guarded.run("login", "notes")[0] == 0
     before = guarded.held()
     document = json.loads(guarded.tokens.read_text())
-    document["servers"][guarded.url]["tokens"]["expires_at"] = 1.0  # long past, as the client's clock sees it
+    document["servers"][record_key("notes", guarded.url)]["tokens"]["expires_at"] = 1.0  # long past, as the client's clock sees it
     guarded.tokens.write_text(json.dumps(document))
     status, out, err = guarded.run("call", "mcp__notes__read_note", '{"id": "n-1"}', env={})
     assert status == 0 and "Paging" in out, err
@@ -168,21 +108,10 @@ def test_a_machine_client_signs_in_by_itself_with_client_credentials(tmp_path: P
         server.process.wait(30)
 
 
-class Elsewhere(BaseHTTPRequestHandler):
+class Elsewhere(Answering):
     """A server whose metadata speaks for another resource; it records every path asked."""
 
     asked: List[str] = []
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def reply(self, status: int, body: Dict[str, Any], *headers: Tuple[str, str]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        for name, value in [("Content-Type", "application/json"), ("Content-Length", str(len(data))), *headers]:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_GET(self) -> None:
         self.asked.append(self.path)

@@ -26,6 +26,7 @@ async def get(url: str) -> int:
 
 async def test_the_listener_takes_only_the_first_callback_on_loopback() -> None:
     async with redirect_listener() as redirect:
+        redirect.state = "s"
         assert redirect.uri.startswith("http://127.0.0.1:") and redirect.uri.endswith("/callback")
         origin = redirect.uri.rsplit("/", 1)[0]
         assert await get(origin + "/favicon.ico") == 404 and not redirect.arrived.is_set()
@@ -51,8 +52,34 @@ async def redirecting(status: int, location: str) -> AsyncIterator[str]:
         group.cancel_scope.cancel()
 
 
+async def test_the_listener_ignores_callbacks_without_this_sign_ins_state_and_waits_on() -> None:
+    said: List[str] = []
+    async with redirect_listener() as redirect:
+        redirect.state = "the-right-state"
+        origin = redirect.uri.rsplit("/", 1)[0]
+
+        def browser(url: str) -> None:  # a local process forges three callbacks before the real one comes
+            for forged in ("?code=forged", "?code=forged&state=guessed", "?code=forged&state="):
+                assert anyio.from_thread.run(get, redirect.uri + forged) == 400
+            assert anyio.from_thread.run(get, origin + "//[odd/callback") in (400, 404)
+            assert not redirect.arrived.is_set()
+            anyio.from_thread.run(get, redirect.uri + "?code=real&state=the-right-state")
+        await InBrowser(said.append, timeout=30, opener=browser)("https://a.example/", redirect, "server 'x'")
+        assert redirect.target == "/callback?code=real&state=the-right-state"
+
+
+async def test_a_refusal_while_the_listener_waits_is_raised_as_itself_not_in_an_exception_group() -> None:
+    with pytest.raises(AuthFailed, match="no sign-in came back within 0.05 s") as raised:
+        async with redirect_listener() as redirect:
+            redirect.state = "s"
+            await InBrowser(lambda line: None, timeout=0.05, opener=lambda url: None)("https://a.example/",
+                                                                                     redirect, "s")
+    assert type(raised.value) is AuthFailed
+
+
 async def test_following_an_approving_server_reaches_the_listener() -> None:
     async with redirect_listener() as redirect:
+        redirect.state = "s"
         async with redirecting(302, redirect.uri + "?code=c&state=s") as second, redirecting(303, second) as first:
             await follow(first, redirect, "server 'x'")
         assert redirect.target == "/callback?code=c&state=s"
@@ -77,6 +104,8 @@ async def test_a_person_is_shown_the_address_and_the_wait_is_bounded() -> None:
     said: List[str] = []
     opened: List[str] = []
     async with redirect_listener() as redirect:
+        redirect.state = "s"
+
         def browser(url: str) -> None:  # a person's browser: it opens the page, and the sign-in comes back
             opened.append(url)
             anyio.from_thread.run(get, redirect.uri + "?code=c&state=s")

@@ -201,11 +201,15 @@ async def hold(target: Target, region: str) -> str:
 def render(region: str) -> str:
     """The clauses as the guide shows them, between its contract markers."""
     contract = contracts()[region]
+    # Folded: the clauses are the answer's shape, one step away, so the red items can
+    # teach first; a learner opens them when an item stays red.
     lines = [f"<!-- contract {region}: written from checks/contracts by python -m checks.dev.contracts --guide -->",
-             f"What the checks hold `{contract.subject}` to, each clause over many inputs against the "
-             "reference (a red one shows the input that tells them apart):", ""]
+             f"<details><summary>What the checks hold <code>{contract.subject}</code> to (open it when an item "
+             "stays red, or once yours is green)</summary>", "",
+             "Each clause is judged over many inputs against the reference; a red one shows the input that "
+             "tells them apart.", ""]
     lines += [f"- **{c.id}** {c.duty[0].upper()}{c.duty[1:]}. *({c.source})*" for c in contract.clauses]
-    lines.append(f"<!-- /contract {region} -->")
+    lines += ["", "</details>", f"<!-- /contract {region} -->"]
     return "\n".join(lines)
 
 

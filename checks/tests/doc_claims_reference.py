@@ -190,7 +190,7 @@ def reference_claims() -> List[Tuple[Any, ...]]:
             len(fan_out()["$defs"]["d0"]["anyOf"]) ** (len(fan_out()["$defs"]) - 1), "?")),
         # wherever they are said
         maintainers(r"one definition each in items/__init__\.py: (.*?); evidence\.py", items_by_module),
-        *[(doc, r"(?<!extensions )E1[-–]E(\d+)|E1 to E(\d+)", e_range, "optional") for doc in DOCUMENTS],
+        *[(doc, r"(?<!extensions )(?:E1[-–]E(\d+)|E1 to E(\d+))", e_range, "optional") for doc in DOCUMENTS],
         *[(doc, r"\b(nine) (?:items|checks|passes)|the (nine)\b", lambda: spoken(nine), "optional")
           for doc in DOCUMENTS],
     ]

@@ -182,8 +182,8 @@ def test_maintainers_says_what_ci_runs() -> None:
 
 def test_the_walkthroughs_exercise_table_is_the_exercises_of_the_checks() -> None:
     from checks.exercises import EXERCISES
-    rows = table_after("labs/GUIDE.md", "Then the four exercise points")
-    found = {int(r[0]): (r[1], r[3]) for r in rows}
+    rows = table_after("labs/GUIDE.md", "Work like this, one exercise at a time")
+    found = {int(r[0]): (r[1], r[2]) for r in rows}
     wanted = {n: (f"`starter/{e.file}`, `{e.function}`",
                   f"item {e.items[0]}" if len(e.items) == 1 else f"items {' and '.join(map(str, e.items))}")
               for n, e in EXERCISES.items()}

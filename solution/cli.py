@@ -66,8 +66,13 @@ async def run(options: argparse.Namespace, config: Config) -> int:
             print("error: no server could be reached", file=sys.stderr)
             return 2
         if options.command == "tools":
+            for alias, connection in tools.connections.items():  # the alias is ours; the name is the server's word
+                info = connection.info
+                print(f"server {alias}: calls itself {shown(info.name, 60)!r}, era {info.era}, "
+                      f"{len(connection.tools)} tools")
             for entry in tools.entries.values():
-                print(f"{entry.model_name}  ({entry.alias}: {shown(entry.title, 80)})")
+                print(f"  {entry.model_name}  ({entry.alias}/{shown(entry.original_name, 60)}: "
+                      f"{shown(entry.title, 80)})")
             return 0
         if options.command == "call":
             try:
@@ -89,8 +94,8 @@ async def run(options: argparse.Namespace, config: Config) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         for step in answer.steps:
-            went = f"{step.alias}/{shown(step.original_name, 60)}" if step.alias else "nowhere"
-            print(f"step: {shown(step.model_name, 80)} -> {went}{' (error)' if step.is_error else ''}")
+            went = f"sent to {step.alias} / {shown(step.original_name, 60)}" if step.alias else "not in the table"
+            print(f"model chose {shown(step.model_name, 80)} -> {went}{' (an isError result)' if step.is_error else ''}")
         print("answer:\n" + indented(answer.answer))
         return 1 if answer.stopped_at_limit else 0
 

@@ -247,7 +247,8 @@ class StdioClient:
         # >>> extension E3 (progress): route it to the request that asked for it
         # TODO extension E3: progress is dropped. Find the handler registered for
         # params["progressToken"] in self._progress and call it, and note when the
-        # report came in self._progress_at[token] (progressResetsTimeout needs it).
+        # report came in self._progress_at[token] (the reference client's wait reads it
+        # for progressResetsTimeout; E3 runs your routing inside that wait).
         # The clauses the checks hold it to: labs/GUIDE.md section 11.3.
         return
         # <<< extension E3

@@ -81,6 +81,9 @@ async def consent(target: Target, lab: Lab) -> str:
             "untrusted asked; declined never sent; session approval held; 8 calls audited")
 
 
+RELIST_LIMIT = 10.0  # a re-list is one request: only a client that never re-lists waits this out
+
+
 async def list_changes(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E2"])
     async with await aggregator_for(target, lab, [lab.server("notes"), lab.server("tickets")]) as tools:
@@ -88,7 +91,14 @@ async def list_changes(target: Target, lab: Lab) -> str:
         before = {name: (e.alias, e.original_name) for name, e in tools.entries.items()}
         version = tools.version
         await tools.call(found(tools, "tickets", "install_plugin", EXTENSIONS["E2"]).model_name, {})
-        changed = await tools.wait_for_change(version, 2.0)
+        # Until the new tool is in the table: a client that also rebuilt for another server
+        # (the clause E2.5 says it must not) is judged by the clause, not by which rebuild came first.
+        changed = False
+        while tools.find("tickets", "plugin.weekly_report") is None:
+            changed = await tools.wait_for_change(version, RELIST_LIMIT)
+            if not changed:
+                break
+            version = tools.version
         sent = [e for e in lab.journal("tickets").entries()
                 if e.kind == "out" and e.msg.get("method") == "notifications/tools/list_changed"]
         if not sent:
@@ -97,7 +107,7 @@ async def list_changes(target: Target, lab: Lab) -> str:
             raise Fail("expected: the table is rebuilt after a server announces a list change\n"
                        f"journal: tickets sent notifications/tools/list_changed; then "
                        f"{len(lab.journal('tickets').requests('tools/list')) - 1} new tools/list\n"
-                       f"got: the table never changed in 2 s{where}")
+                       f"got: the table never changed in {RELIST_LIMIT:g} s{where}")
         after = {name: (e.alias, e.original_name) for name, e in tools.entries.items()}
         moved = {n: v for n, v in before.items() if after.get(n) != v}
         if moved:

@@ -205,7 +205,7 @@ def learner_claims() -> List[Tuple[Any, ...]]:
         guide(r"at least two of the (\w+) questions above", lambda: spoken(len(re.findall(
             r"^\*\*\d+\. ", docs.text("labs/GUIDE.md"), re.M)))),
         guide(r"tickets/rebuild_index reports (\w+) steps", lambda: spoken(servers_switches["progress_steps"])),
-        guide(r"E3 calls a ([\d.]+) s job with a ([\d.]+) s timeout that reports every ([\d.]+) ms",
+        guide(r"it calls a ([\d.]+) s job with a ([\d.]+) s timeout that reports every ([\d.]+) ms",
             lambda: (g(LONG_WORK_STEPS * LONG_WORK_GAP), g(LONG_WORK_TIMEOUT), g(LONG_WORK_GAP * 1000))),
         guide(r"give the model a small (\w+) tool that returns matching names, an (\w+) that shows one "
             r"tool's full schema, and a (\w+) that makes the call", lambda: meta),

@@ -53,7 +53,7 @@ def test_ask_shows_each_step_and_the_answer() -> None:
 def test_question_from_the_environment_runs_the_loop_for_the_starter_too() -> None:
     # The starter's command line is the day's (solution/cli.py), its naming not yet written.
     done = run(env={"QUESTION": "Read note n-2"}, package="starter")
-    assert done.returncode == 0 and "step: read_note -> notes/read_note" in done.stdout
+    assert done.returncode == 0 and "model chose read_note -> sent to notes / read_note" in done.stdout
 
 
 def test_without_mock_the_output_says_the_mock_stands_in() -> None:

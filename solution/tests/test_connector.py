@@ -74,10 +74,12 @@ def test_discovery_as_a_whole_follows_the_longest_configured_timeout() -> None:
 
 @pytest.mark.anyio
 async def test_a_discovery_that_runs_out_of_time_names_its_step_and_the_limit(fixture: Any) -> None:
+    # The server never answers tools/list: the limit is only ever reached there, however
+    # long the start and the probe take on a busy machine (the limit is theirs too).
     stuck = fixture("notes", "stuck", "--silent", "tools/list")
-    async with Aggregator(config_of([stuck.spec]), discovery_timeout=0.5) as tools:
+    async with Aggregator(config_of([stuck.spec]), discovery_timeout=3.0) as tools:
         await tools.refresh()
-    assert tools.offline["stuck"] == "discovery did not finish within 0.5 s (it was waiting for tools/list)"
+    assert tools.offline["stuck"] == "discovery did not finish within 3 s (it was waiting for tools/list)"
 
 
 @pytest.mark.anyio

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, TextIO, Tuple
 
-POLL = 0.3  # seconds between looks at the files' modification times
+POLL = 0.1  # seconds between looks at the files' modification times (a stat of some thirty files)
 
 Snapshot = Dict[Path, Tuple[float, int]]
 

@@ -38,6 +38,7 @@ from checks.dev.code_tokens import demo_tokens
 from checks.dev.cost import (APIS, LIST_CHANGE, LONG_RESULTS, SIX_TURNS, CostRun, Scenario, both_modes,
                              read_after_change)
 from checks.target import ROOT
+from checks.watch import POLL as WATCH_POLL
 from solution.host.aggregator import Aggregator
 from solution.aggregator import Connection
 from solution.config import ServerSpec, config_of
@@ -248,6 +249,35 @@ def server_start(root: Path) -> Tuple[float, float]:
 
 
 STARTS = 10  # fixture starts a repetition, for each checkout
+SAVES = 3  # saves a repetition under --watch, for each checkout
+WATCHING = "watching "  # how --watch says a run is over and it waits for the next save
+
+
+def watch_times(root: Path, saves: int) -> List[float]:
+    """`MOCK=1 python -m checks --watch` on the starter of the checkout at `root`,
+    pinned as row 5 is: the seconds from each save (a module's time touched, its text
+    left as it is) to the end of the run it sets off, which is what a learner waits on."""
+    command = [*pinned(), sys.executable, "-m", "checks", "--watch"]
+    saved = root / "starter" / "naming.py"
+    took: List[float] = []
+    with subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                          env={**caching_environment(), "MOCK": "1"}) as watcher:
+        assert watcher.stdout is not None
+        try:
+            for save in range(saves + 1):
+                if save:  # the first run is the one --watch starts with: not after a save
+                    time.sleep(2 * WATCH_POLL)  # past the mtime's resolution, so the save is seen as one
+                    began = time.perf_counter()
+                    os.utime(saved)
+                for line in watcher.stdout:
+                    if line.startswith(WATCHING):
+                        break
+                if save:
+                    took.append(time.perf_counter() - began)
+        finally:
+            watcher.terminate()
+            watcher.wait(timeout=30)
+    return took
 
 
 def side_by_side(rev: str, reps: int) -> None:
@@ -256,6 +286,7 @@ def side_by_side(rev: str, reps: int) -> None:
         roots = {"this checkout": ROOT, rev: written_out(rev, Path(scratch))}
         starts: Dict[str, List[Tuple[float, float]]] = {name: [] for name in roots}
         walls: Dict[Tuple[str, str], List[float]] = {(name, t): [] for name in roots for t in ("solution", "starter")}
+        saves: Dict[str, List[float]] = {name: [] for name in roots}
         for root in roots.values():  # not counted: the first run compiles and caches each checkout's bytecode
             server_start(root)
             for target in ("solution", "starter"):
@@ -267,6 +298,8 @@ def side_by_side(rev: str, reps: int) -> None:
             for target in ("solution", "starter"):
                 for name, root in roots.items():
                     walls[name, target].append(checks_time(target, root))
+            for name, root in roots.items():
+                saves[name] += watch_times(root, SAVES)
     this, other = roots
     print(f"  {'side by side: median (spread)':<52} {'this checkout':<20} {rev[:20]:<20} ratio")
     for index, what in ((0, "a notes fixture's start to its first answer, wall"), (1, "the same start, CPU to exit")):
@@ -275,6 +308,7 @@ def side_by_side(rev: str, reps: int) -> None:
     for target in ("solution", "starter"):
         compared(f"MOCK=1 python -m checks --target {target}, 2 CPUs", Sample(walls[this, target]),
                  Sample(walls[other, target]), "s")
+    compared("a save under --watch to its verdicts, 2 CPUs", Sample(saves[this]), Sample(saves[other]), "s")
 
 
 def compared(what: str, ours: Sample, theirs: Sample, unit: str) -> None:

@@ -71,12 +71,15 @@ def test_against_prints_each_measurement_for_both_checkouts_with_their_ratio(tmp
 
     def wall(target: str, root: Path = ROOT) -> float:
         return 1.0 if root == ROOT else 2.0
+
+    def saves(root: Path, count: int) -> "list[float]":
+        return [1.5 if root == ROOT else 1.0] * count
     printed = io.StringIO()
-    with mock.patch.multiple(bench, server_start=start, checks_time=wall,
+    with mock.patch.multiple(bench, server_start=start, checks_time=wall, watch_times=saves,
                              written_out=lambda rev, into: tmp_path), contextlib.redirect_stdout(printed):
         assert bench.main(["--against", "main", "--quick"]) == 0
     lines = printed.getvalue().splitlines()
     assert lines[0].split()[-3:] == ["checkout", "main", "ratio"]
     assert lines[1].split()[-7:] == "80.0 ms (80.0-80.0) 40.0 ms (40.0-40.0) 2.00x".split()
     assert lines[2].split()[-7:] == "40.0 ms (40.0-40.0) 20.0 ms (20.0-20.0) 2.00x".split()
-    assert [line.split()[-1] for line in lines[3:]] == ["0.50x", "0.50x"] and len(lines) == 5
+    assert [line.split()[-1] for line in lines[3:]] == ["0.50x", "0.50x", "1.50x"] and len(lines) == 6

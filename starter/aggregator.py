@@ -67,6 +67,16 @@ def listen_filter(capabilities: Json) -> Json:
     return wanted
 
 
+async def listen_for_changes(client: StdioClient, info: ServerInfo, steps: Dict[str, str]) -> None:
+    """Ask to hear of the server's list changes: on a listen stream in 2026-07-28 (the
+    handshake era announces them unasked). The last step of a discovery."""
+    wanted = listen_filter(info.capabilities)
+    if info.era == "current" and wanted:
+        steps[client.alias] = "subscriptions/listen"
+        await client.listen(wanted)
+    steps[client.alias] = "nothing (connected)"
+
+
 def not_sent(why: str, text: str) -> Json:
     """An isError result for a call that never reached a server, saying why (for transcripts)."""
     result = error_result(text)
@@ -172,11 +182,7 @@ class Aggregator:
             client.notification_handlers["notifications/tools/list_changed"] = lambda params: self.list_changed(alias)
             self.steps[alias] = "tools/list"
             tools = await list_all_tools(client)
-            wanted = listen_filter(info.capabilities)
-            if info.era == "current" and wanted:
-                self.steps[alias] = "subscriptions/listen"
-                await client.listen(wanted)
-            self.steps[alias] = "nothing (connected)"
+            await listen_for_changes(client, info, self.steps)
         except BaseException:
             await client.aclose()
             raise

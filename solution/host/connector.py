@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from anyio.abc import TaskGroup
 
-from ..aggregator import Connection, listen_filter
+from ..aggregator import Connection, listen_for_changes
 from ..config import ServerSpec
 from ..discovery import LEGACY_VERSION, PROTOCOL_VERSION, ServerInfo, discover, handshake, list_all_tools
 from ..elicitation import Elicitor
@@ -104,11 +104,7 @@ class Connector:
                 lambda params: self._list_changed(alias, key)
             self.steps[alias] = "tools/list"
             tools = await list_all_tools(CachedLister(client, self.lists, key))
-            wanted = listen_filter(info.capabilities)
-            if info.era == "current" and wanted:
-                self.steps[alias] = "subscriptions/listen"
-                await client.listen(wanted)
-            self.steps[alias] = "nothing (connected)"
+            await listen_for_changes(client, info, self.steps)
         except BaseException:
             await client.aclose()
             raise

@@ -96,3 +96,17 @@ def test_a_python_without_the_labs_packages_is_told_to_activate_the_environment(
                               stdin=subprocess.DEVNULL)
         assert done.returncode == 2 and done.stdout == "", (package, done.stderr)
         assert done.stderr.count("\n") == 1 and "activate the lab's virtual environment" in done.stderr
+
+
+def test_a_file_at_the_repositorys_root_named_like_a_dependency_is_not_imported_by_the_judge(tmp_path: Path) -> None:
+    # The lab's tracked files in a repository of their own, with an anyio.py at its root
+    # (observed: `python -m checks` from the root imported it in place of the library).
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "checks", "servers", "solution", "starter"], capture_output=True,
+                            text=True, cwd=ROOT, check=True, timeout=60).stdout.split()
+    for name in listed:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    (tmp_path / "anyio.py").write_text("raise SystemExit('the anyio.py at the root was imported')\n")
+    done = subprocess.run([sys.executable, "-m", "checks", "1"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 0 and "the anyio.py" not in done.stdout + done.stderr, done.stdout + done.stderr

@@ -30,6 +30,7 @@ from checks.files import write_whole
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
 from checks.hybrid import prepare, region_of
+from checks.intake import IntakeError, place, read_files
 from checks.isolation import run_isolated
 from checks.outcome import Outcome
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
@@ -136,13 +137,19 @@ def run(options: argparse.Namespace) -> int:
             shown.append(verdict.number)
             waiting["since"] = time.perf_counter()
 
-    request: Dict[str, Any] = {"target": options.target, "items": [i.number for i in items], "limit": options.limit}
+    request: Dict[str, Any] = {"items": [i.number for i in items], "limit": options.limit}
     with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
-        # Each region judged on its own code: the copies are made here, where reading the
-        # reference is allowed, and handed to the worker (checks.hybrid).
-        request["regions"] = prepare(target_directory(options.target), {region_of(i) for i in items},
-                                     Path(lab_dir) / "regions")
-        outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
+        # The learner's files, taken once (checks.intake) into a package of the run's own,
+        # which the worker imports; and each region judged on its own code: the copies
+        # are made here, where reading the reference is allowed (checks.hybrid).
+        try:
+            own = taken(options.target, Path(lab_dir) / "package")
+        except IntakeError as refused:
+            outcome = Outcome(load_error=str(refused))
+        else:
+            request.update(target=str(own), shown=str(target_directory(options.target).resolve()),
+                           regions=prepare(own, {region_of(i) for i in items}, Path(lab_dir) / "regions"))
+            outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
     if live:
         sys.stdout.write("\r" + " " * WIDTH + "\r")
     if outcome.load_error is not None and not outcome.verdicts:
@@ -176,6 +183,15 @@ def run(options: argparse.Namespace) -> int:
     if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
         print(next_steps(options.target if options.target in ("starter", "solution") else "starter"))
     return status
+
+
+def taken(target: str, into: Path) -> Path:
+    """The target's files as the intake takes them, placed in `into` beside the
+    reference's layers: the package the worker imports."""
+    directory = target_directory(target)
+    if not (directory / "__init__.py").is_file():
+        raise IntakeError(f"--target {target}: not 'starter', 'solution' or a package directory")
+    return place(read_files(directory.resolve()), into)
 
 
 def page_written(options: argparse.Namespace) -> str:

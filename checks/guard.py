@@ -33,7 +33,6 @@ import types
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from checks.hybrid import COMPILED
 from checks.target import ROOT
 
 SOLUTION, CHECKS, SERVERS = (str(ROOT / name) for name in ("solution", "checks", "servers"))
@@ -62,8 +61,6 @@ class Guard:
     def __init__(self, target: Path, run_dir: Optional[str], evidence: Optional[str], keep: Iterable[Any] = ()) -> None:
         self.kept = list(keep)  # objects of the worker's own (its channel) to fingerprint too
         self.solution_is_target = target.resolve() == Path(SOLUTION)
-        # Where the runner keeps the compiled copies the items import (checks.hybrid).
-        self.compiled = os.path.realpath(target / "__pycache__")
         self.run_dir = os.path.realpath(run_dir) if run_dir else None
         self.evidence = evidence
         self.noted: List[str] = []
@@ -132,8 +129,6 @@ class Guard:
             return f"wrote to the judge's files ({os.path.relpath(place, ROOT)})"
         if writes and self._journal(place):
             return f"wrote to a server's journal ({os.path.basename(place)})"
-        if writes and under(place, self.compiled) and COMPILED in os.path.basename(place):
-            return f"wrote to the judge's compiled copies ({os.path.basename(place)})"
         return None
 
     def _journal(self, place: str) -> bool:

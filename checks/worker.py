@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 import traceback
+from pathlib import Path
 from typing import Any, Dict, List
 
 from checks.capture import OutputRouter
@@ -83,7 +84,7 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
         return found
 
     try:
-        target = load_target(str(request["target"]))
+        target = load_target(str(request["target"]), Path(request["shown"]) if request.get("shown") else None)
     except TargetError as exc:
         tell()
         send("load-error", message=str(exc))

@@ -343,30 +343,6 @@ def test_bytecode_planted_under_the_judges_cache_is_refused_and_the_run_stays_ho
     assert status == 1 and {n for n, s in statuses(report).items() if s != "pass"} == STARTER_RED
 
 
-# Bytecode planted where the runner keeps the compiled copies of swapped files, so a
-# later run would import it in place of a text the reference's bodies are part of.
-PLANTED_COPY = '''
-import os, sys
-_place = os.path.join(os.path.dirname(__file__), "__pycache__",
-                      "naming.hybrid-000000000000000000000000." + sys.implementation.cache_tag + ".pyc")
-try:
-    os.makedirs(os.path.dirname(_place), exist_ok=True)
-    with open(_place, "wb") as _file:
-        _file.write(b"planted")
-except OSError:
-    pass
-'''
-
-
-def test_bytecode_planted_among_the_compiled_copies_is_refused_and_said(variant: Variant) -> None:
-    directory = forged(variant, PLANTED_COPY)
-    status, report, _ = checks(directory, "1")
-    assert status == 2 and report["passed"] == 0
-    assert not list((directory / "__pycache__").glob("naming.hybrid-0000*"))
-    assert any("wrote to the judge's compiled copies (naming.hybrid-" in p for p in report["problems"]), \
-        report["problems"]
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner names a peer from /proc")
 def test_an_account_sent_unasked_by_a_process_that_has_ended_is_refused(tmp_path: Path) -> None:
     import subprocess

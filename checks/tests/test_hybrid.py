@@ -9,7 +9,7 @@ from typing import Any, List
 
 from checks.exercises import EXERCISES, EXTENSIONS, extension_regions, regions
 from checks.harness import learner_frame, run_items
-from checks.hybrid import COMPILED, OUTSIDE, Hybrids, Package, region_of, swapped
+from checks.hybrid import OUTSIDE, Hybrids, Package, region_of, swapped
 from checks.items import EXTENSION_ITEMS, ITEMS
 from checks.target import ROOT, learner_line, load_target
 from checks.tests.conftest import Variant
@@ -115,66 +115,33 @@ def compiles(monkeypatch: Any) -> List[str]:
     """The files py_compile is asked to compile from now on, by name; bytecode is written as a learner's Python does."""
     import py_compile
     import sys
+    from checks import intake
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(intake, "_COMPILED", {})  # a fresh run
     asked: List[str] = []
     real = py_compile.compile
 
     def counted(file: str, *args: Any, **kwargs: Any) -> Any:
-        asked.append(Path(file).name)
+        if "solution" not in Path(file).parts:  # the reference's layers keep theirs beside it
+            asked.append(Path(file).name)
         return real(file, *args, **kwargs)
     monkeypatch.setattr(py_compile, "compile", counted)
     return asked
 
 
-def test_a_swapped_text_is_compiled_once_and_kept_for_the_next_run(variant: Variant, tmp_path: Path,
-                                                                    monkeypatch: Any) -> None:
+def test_each_text_is_compiled_once_a_run_into_the_copies_and_nothing_is_kept_in_the_learners_folder(
+        variant: Variant, tmp_path: Path, monkeypatch: Any) -> None:
     import importlib.util
     asked = compiles(monkeypatch)
     starter = variant("starter")
-    made = [Package(starter).copy_for(region, tmp_path / "one") for region in ("1", "2", OUTSIDE)]
-    texts = [(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m
-             for name in Package(starter).files]
-    swapped_texts = {text for text, name in zip(texts, [n for m in made if m for n in Package(starter).files])
-                     if text != (starter / name).read_text(encoding="utf-8")}
-    assert len(asked) == len(swapped_texts) < len(texts)  # the same text in several copies: compiled once
-    assert len(list((starter / "__pycache__").glob(f"*{COMPILED}*.pyc"))) == len(asked)
-    asked.clear()
-    copy = Package(starter).copy_for("1", tmp_path / "two")  # the next run
-    assert copy is not None and asked == []
-    source = Path(str(copy["dir"])) / "discovery.py"
+    before = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()}
+    package = Package(starter)
+    made = [package.copy_for(region, tmp_path / "one") for region in ("1", "2", OUTSIDE)]
+    texts = {(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m for name in package.texts}
+    assert len(asked) == len(texts)  # each distinct text once, however many copies hold it
+    source = Path(str(made[0]["dir"])) / "discovery.py" if made[0] else None
+    assert source is not None
     data = Path(importlib.util.cache_from_source(str(source))).read_bytes()
     assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text that differs is compiled again
     assert data[8:16] == importlib.util.source_hash(source.read_bytes())
-    (starter / "discovery.py").write_text((starter / "discovery.py").read_text() + "\n# changed\n")
-    Package(starter).copy_for("1", tmp_path / "three")
-    assert asked == ["discovery.py"]  # only the text that changed
-
-
-def test_kept_bytecode_that_is_not_bytecode_is_compiled_again(variant: Variant, tmp_path: Path,
-                                                              monkeypatch: Any) -> None:
-    import importlib.util
-    asked = compiles(monkeypatch)
-    starter = variant("starter")
-    Package(starter).copy_for("2", tmp_path / "one")
-    for kept in (starter / "__pycache__").glob(f"*{COMPILED}*.pyc"):
-        kept.write_bytes(b"planted")
-    asked.clear()
-    copy = Package(starter).copy_for("2", tmp_path / "two")
-    assert copy is not None and asked
-    for name in asked:
-        pyc = Path(importlib.util.cache_from_source(str(Path(str(copy["dir"])) / name)))
-        assert pyc.read_bytes()[:4] == importlib.util.MAGIC_NUMBER
-
-
-def test_a_copy_links_the_learners_files_and_never_writes_through_them(variant: Variant, tmp_path: Path,
-                                                                        monkeypatch: Any) -> None:
-    compiles(monkeypatch)
-    starter = variant("starter")
-    before = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()}
-    made = [Package(starter).copy_for(region, tmp_path) for region in ("1", "2", "3", "4", OUTSIDE)]
-    after = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file() and p in before}
-    assert after == before  # every file the learner had, byte for byte (the kept bytecode is new)
-    copy = Path(str(made[0]["dir"])) if made[0] else None
-    assert copy is not None
-    assert (copy / "agent.py").stat().st_ino == (starter / "agent.py").stat().st_ino  # linked, not copied
-    assert (copy / "discovery.py").stat().st_ino != (starter / "discovery.py").stat().st_ino  # swapped: its own
+    assert {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()} == before  # nothing written there

@@ -105,19 +105,60 @@ def what(mode: int) -> str:
     return "not a regular file"
 
 
-def place(files: Files, into: Path, layers: Path = REFERENCE) -> Path:
-    """A package in `into` (made here; it must not exist): `files`, each beside
-    its bytecode, and the reference's layers (`layers`' subpackages but its
-    tests). Returns `into`."""
+def place(files: Files, into: Path, reference: Path = REFERENCE) -> Path:
+    """A package in `into` (made here; it must not exist): `files`, and the
+    reference's layers (the subpackages of `reference` but its tests), each file
+    beside its bytecode. A file whose text is the reference's own is the
+    reference's file, linked, as every layer's is; any other text is written
+    and compiled fresh, once a run for each text. Returns `into`."""
     into.mkdir(parents=True)
+    (into / "__pycache__").mkdir()
     for name, text in files.items():
-        source = into / name
-        source.write_text(text, encoding="utf-8")
-        bytecode(source, text)
-    for layer in sorted(layers.iterdir()):
+        if text == reference_text(reference / name):
+            take(reference / name, into / name)
+        else:
+            (into / name).write_text(text, encoding="utf-8")
+            bytecode(into / name, text)
+    for layer in sorted(reference.iterdir()):
         if layer.name != "tests" and (layer / "__init__.py").is_file():
             copy_layer(layer, into / layer.name)
     return into
+
+
+def copy_layer(layer: Path, into: Path) -> None:
+    """One of the reference's layers, as files of the package's own."""
+    into.mkdir()
+    (into / "__pycache__").mkdir()
+    for source in sorted(layer.iterdir()):
+        if source.is_dir() and source.name != "__pycache__" and (source / "__init__.py").is_file():
+            copy_layer(source, into / source.name)
+        elif source.suffix == ".py" and source.is_file():
+            take(source, into / source.name)
+
+
+def take(source: Path, destination: Path) -> None:
+    """A file of the reference's in a package: a hard link (a copy where the
+    system makes none), with the bytecode the reference's own import keeps for
+    it, made there when it is missing or stale, as Python would on importing the
+    reference (where Python writes no bytecode, compiled once a run)."""
+    linked(source, destination)
+    compiled = fresh_bytecode(source)
+    if compiled is None:
+        bytecode(destination, source.read_text(encoding="utf-8"))
+    else:
+        linked(compiled, Path(importlib.util.cache_from_source(str(destination))))
+
+
+_TEXTS: Dict[Path, Optional[str]] = {}  # the reference's files, read once in this process (one run)
+
+
+def reference_text(path: Path) -> Optional[str]:
+    if path not in _TEXTS:
+        try:
+            _TEXTS[path] = path.read_text(encoding="utf-8") if path.is_file() else None
+        except (OSError, UnicodeDecodeError):
+            _TEXTS[path] = None
+    return _TEXTS[path]
 
 
 # A text's bytecode, made once in this process (one run) for every copy that holds it.
@@ -126,10 +167,10 @@ _KEPT = 400  # texts whose bytecode is held at once: a run with every region swa
 
 
 def bytecode(source: Path, text: str) -> None:
-    """Put the bytecode of `source` (which holds `text`) where its import looks
-    for it, compiled fresh, once per distinct text, and checked against the
-    text's hash at import. A text that does not compile is left for its import
-    to report, as a learner's syntax error always is. Written whatever
+    """Put the bytecode of `source` (which holds `text`) in its directory's
+    __pycache__, compiled fresh, once per distinct text, and checked against
+    the text's hash at import. A text that does not compile is left for its
+    import to report, as a learner's syntax error always is. Written whatever
     PYTHONDONTWRITEBYTECODE says: the directory is the run's own."""
     key = hashlib.sha256(text.encode("utf-8")).hexdigest()
     cached = Path(importlib.util.cache_from_source(str(source)))
@@ -142,30 +183,9 @@ def bytecode(source: Path, text: str) -> None:
                 _COMPILED.clear()
             _COMPILED[key] = cached.read_bytes()
         else:
-            cached.parent.mkdir(exist_ok=True)
             cached.write_bytes(data)
     except (OSError, py_compile.PyCompileError):
         return
-
-
-def copy_layer(layer: Path, into: Path) -> None:
-    """One of the reference's layers, as files of the package's own (hard links
-    where the system makes them: a copy is some 100 files), each with the
-    bytecode the reference's own import keeps for it (made there when it is
-    missing or stale, as Python would on importing the reference; where Python
-    writes no bytecode, compiled once a run)."""
-    into.mkdir()
-    for source in sorted(layer.iterdir()):
-        if source.is_dir() and source.name != "__pycache__" and (source / "__init__.py").is_file():
-            copy_layer(source, into / source.name)
-        elif source.suffix == ".py" and source.is_file():
-            linked(source, into / source.name)
-            compiled = fresh_bytecode(source)
-            if compiled is None:  # nothing kept beside the reference: compiled once this run
-                bytecode(into / source.name, source.read_text(encoding="utf-8"))
-            else:
-                (into / "__pycache__").mkdir(exist_ok=True)
-                linked(compiled, Path(importlib.util.cache_from_source(str(into / source.name))))
 
 
 def fresh_bytecode(source: Path) -> Optional[Path]:

@@ -137,11 +137,14 @@ def test_each_text_is_compiled_once_a_run_into_the_copies_and_nothing_is_kept_in
     before = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()}
     package = Package(starter)
     made = [package.copy_for(region, tmp_path / "one") for region in ("1", "2", OUTSIDE)]
-    texts = {(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m for name in package.texts}
-    assert len(asked) == len(texts)  # each distinct text once, however many copies hold it
-    source = Path(str(made[0]["dir"])) / "discovery.py" if made[0] else None
+    texts = {(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m for name in package.texts
+             if (Path(str(m["dir"])) / name).read_text(encoding="utf-8") != (ROOT / "solution" / name).read_text()}
+    assert len(asked) == len(texts)  # each text of the learner's once, however many copies hold it
+    source = Path(str(made[1]["dir"])) / "discovery.py" if made[1] else None  # region 2's: the learner's body
     assert source is not None
     data = Path(importlib.util.cache_from_source(str(source))).read_bytes()
     assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text that differs is compiled again
     assert data[8:16] == importlib.util.source_hash(source.read_bytes())
     assert {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()} == before  # nothing written there
+    agent = source.parent / "agent.py"  # the reference's text: the reference's file and bytecode
+    assert agent.stat().st_ino == (ROOT / "solution" / "agent.py").stat().st_ino

@@ -27,10 +27,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from checks.fixtures import SERVERS, Entry, Journal, entry_of
 from checks.lines import Lines
+
+if TYPE_CHECKING:
+    from checks.harness import Verdict
 
 ACCOUNT_CAP = 64 * 1024 * 1024  # bytes kept of one server's account; an honest item sends well under 1 MB
 LINE_CAP = 16 * 1024 * 1024
@@ -306,3 +309,26 @@ def examined(pid: Optional[int], run_dir: Path) -> Tuple[Optional[str], Optional
     if journal is None or not journal.is_relative_to(run_dir) or ITEM_DIRECTORY.match(journal.parent.name) is None:
         return f"{said}: its journal is not in an item's directory of this run", None
     return None, journal
+
+
+def proven(verdict: "Verdict", journals: Sequence[HeldJournal]) -> None:
+    """A pass counts only when its servers' accounts, as the runner received
+    them (`journals`), show what the pass rests on (the item's proof,
+    checks.items.proofs); otherwise it is ERROR, saying what they do not show."""
+    from checks.items import by_number  # the items import the harness, which this module must not
+
+    if verdict.status != "pass":
+        return
+    item = by_number(verdict.number)
+    if item is None:
+        missing = ["an item by that number"]
+    elif not journals:
+        missing = ["any of the item's servers: none sent the runner its account"]
+    elif any(j.account.cut for j in journals):
+        missing = ["all of the conversation: an account ran past what the runner keeps"]
+    else:
+        missing = item.proof(journals) if item.proof is not None else []
+    if missing:
+        verdict.status = "error"
+        verdict.message = ("not counted: the worker said pass, but the servers' own accounts, sent to the runner, "
+                           "do not show " + "; ".join(missing))

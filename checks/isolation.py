@@ -3,18 +3,17 @@ only the runner decides what the report says and how the run ends.
 
 `run_isolated` starts `checks.worker` in a session of its own, reads its
 events from a private pipe, and watches it with a deadline that moves with
-every sign of progress (any byte from the worker or from a server), so a slow
-machine is never mistaken for a hung worker, while a worker that stops making
-progress is ended, and no run outlasts the time its items could take.
-Whatever way the worker ends (it finishes, exits early with any status,
-crashes, hangs, leaves threads or processes behind), the outcome says so in
-`problems`; every process the run left is killed and named.
+every sign of progress (any byte from the worker), so a slow machine is never
+mistaken for a hung worker, while a worker that stops making progress is
+ended, and no run outlasts the time its items could take. Whatever way the
+worker ends (it finishes, exits early with any status, crashes, hangs, leaves
+threads or processes behind), the outcome says so in `problems`; every
+process the run left is killed and named.
 
-The worker's events are taken by type (`Account`), and a verdict counts only
-as an honest worker sends one: once per item, after it ran, and a pass only
-when the servers' own accounts, which they send the runner directly
-(`checks.accounts`), show what it rests on (`proven`). The wire and trace
-shown are drawn from those accounts too, never from the worker.
+The worker's events are taken by type (`checks.outcome`). This is a learner's
+own check of their own work, so the worker's word is taken: grading mode
+(`checks.grading`) is what holds a submission's verdicts to evidence the
+worker cannot write.
 """
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ import json
 import os
 import selectors
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,12 +28,10 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from checks import reaper
-from checks.accounts import Accounts
 from checks.lines import Lines
 from checks.fixtures import Journal
-from checks.harness import BLOCKED_GRACE, Verdict, longest
-from checks.outcome import Account, Event, Outcome, event_of, proven
-from checks.trace import trace_lines, wire_events
+from checks.harness import BLOCKED_GRACE, longest
+from checks.outcome import Account, Event, Outcome, event_of
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
 EVENT_CAP = 16 * 1024 * 1024  # bytes of one event: a verdict's wire is capped far below (checks.trace)
@@ -50,12 +46,9 @@ class Worker:
     which saves starting an interpreter), started afresh elsewhere. The target
     is imported only in the worker, never here."""
 
-    def __init__(self, request: Dict[str, Any], lab_dir: str, accounts: "Optional[Accounts]" = None) -> None:
+    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
         events_r, events_w = os.pipe()
-        # Where the servers it starts send their accounts; the socket that hears
-        # them stays the runner's (closed in a forked worker, never inherited).
-        place = {"MCP_LAB_RUN_DIR": lab_dir, **({"MCP_LAB_EVIDENCE": accounts.path} if accounts else {})}
-        runner_only = accounts.fds() if accounts else []
+        place = {"MCP_LAB_RUN_DIR": lab_dir}
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         request = {**request, "fd": events_w}
@@ -72,7 +65,7 @@ class Worker:
                     devnull = os.open(os.devnull, os.O_RDONLY)
                     for source, target in ((devnull, 0), (out_w, 1), (err_w, 2)):
                         os.dup2(source, target)
-                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w, *runner_only):
+                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w):
                         os.close(fd)
                     os.environ.update(place)
                     from checks.worker import serve
@@ -121,39 +114,22 @@ class Run:
     """One worker process and what it has said so far."""
 
     def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
-        self.accounts = Accounts(lab_dir) if hasattr(socket, "AF_UNIX") else None
-        self.process = Worker(request, lab_dir, self.accounts)
+        self.process = Worker(request, lab_dir)
         self.events_fd, out_fd, err_fd = self.process.fds
         self.streams: Dict[int, bytearray] = {out_fd: bytearray(), err_fd: bytearray()}
         self.selector = selectors.DefaultSelector()
         for fd in [self.events_fd, *self.streams]:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
-        if self.accounts is not None:
-            self.accounts.watch(self.selector, "account")
         self.lines = Lines(EVENT_CAP)
-        self.from_worker = 0  # bytes read from the channel
+        self.received = 0  # bytes read from the channel: progress, even before a line is whole
         self.open_fds = {self.events_fd, *self.streams}
 
-    @property
-    def received(self) -> int:
-        """Bytes from the worker and the servers: progress, even before a line is whole."""
-        return self.from_worker + (self.accounts.received if self.accounts else 0)
-
-    def settle_accounts(self) -> None:
-        """All the servers have sent so far, read (see Accounts.drain)."""
-        if self.accounts is not None:
-            self.accounts.drain()
-
     def read(self, timeout: float) -> List[Event]:
-        """Events that arrived within `timeout` seconds (raw output is kept aside;
-        the servers' accounts go to `accounts`)."""
+        """Events that arrived within `timeout` seconds (raw output is kept aside)."""
         events: List[Event] = []
         for key, _ in self.selector.select(timeout):
             fd = int(key.fd)
-            if key.data == "account" and self.accounts is not None:
-                self.accounts.ready(fd)
-                continue
             try:
                 data = os.read(fd, 65536)
             except BlockingIOError:
@@ -163,7 +139,7 @@ class Run:
                 self.open_fds.discard(fd)
                 continue
             if fd == self.events_fd:
-                self.from_worker += len(data)
+                self.received += len(data)
                 events += [e for e in map(event_of, self.lines.feed(data)) if e is not None]
             else:
                 kept = self.streams[fd]
@@ -178,8 +154,6 @@ class Run:
         return b"".join(bytes(b) for b in self.streams.values()).decode("utf-8", "replace")
 
     def close(self) -> None:
-        if self.accounts is not None:
-            self.accounts.close()
         self.selector.close()
         for fd in self.process.fds:
             try:
@@ -209,11 +183,6 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
             received = run.received
             for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
                 kind = account.apply(event)
-                if kind == "verdict":
-                    run.settle_accounts()
-                    drawn_from_accounts(outcome.verdicts[-1], run.accounts)
-                    if run.accounts is not None:
-                        proven(outcome.verdicts[-1], run.accounts.journals_of(outcome.verdicts[-1].number))
                 if kind is not None:
                     on_event(kind, outcome)
             if run.received > received:  # progress, even part of a line: the clock starts again
@@ -244,30 +213,18 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
         # The worker first (its children are then handed to us), then whatever
         # is left, named before it is killed so the report can say what it was.
         end_worker(run.process)
-        left = reaper.left_behind(journal_pids(lab_dir) + (run.accounts.pids() if run.accounts else []))
+        left = reaper.left_behind(journal_pids(lab_dir))
         outcome.killed = [f"{p.name} (pid {p.pid})" for p in left]
         reaper.kill_all(p.pid for p in left)
         end_group(run.process.pid)
         for _ in range(3):  # what was running may have written a little more
             run.read(0.0)
         outcome.outside += run.raw_output()
-        outcome.problems += [f"a process that is not one of the run's fixture servers tried to send the runner "
-                             f"a server's account: {why}" for why in (run.accounts.refused if run.accounts else [])]
         run.close()
     if outcome.killed:
         outcome.problems.append(f"{len(outcome.killed)} process(es) were still running after the run "
                                 "and were killed")
     return outcome
-
-
-def drawn_from_accounts(verdict: Verdict, accounts: Optional[Accounts]) -> None:
-    """The verdict's wire and trace, from what its servers sent the runner
-    (never from the worker, whose process runs the code under test)."""
-    if accounts is None:
-        return
-    journals: List[Journal] = list(accounts.journals_of(verdict.number))
-    verdict.wire = wire_events(journals)
-    verdict.trace = trace_lines(journals, events=verdict.wire)
 
 
 def end_worker(worker: Worker) -> None:

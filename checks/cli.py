@@ -21,6 +21,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -30,7 +31,7 @@ from checks.files import write_whole
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
 from checks.hybrid import prepare, region_of
-from checks.intake import IntakeError, place, read_files
+from checks.intake import IntakeError, commit_of, place, read_files
 from checks.isolation import run_isolated
 from checks.outcome import Outcome
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
@@ -105,6 +106,7 @@ def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
 
 def run(options: argparse.Namespace) -> int:
     began = time.perf_counter()
+    facts = run_facts(target_directory(options.target))
     # Nothing chosen: the nine (and E1-E11 with --extensions); otherwise just those chosen.
     items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS
                          if (i.number in options.chosen) or (i.number <= len(ITEMS) and not options.chosen)
@@ -156,7 +158,7 @@ def run(options: argparse.Namespace) -> int:
         if options.html is not None:  # a page left as it was would still show the last run's verdicts
             write_page(options, [], outcome, time.perf_counter() - began,
                        f"cannot judge: {outcome.load_error}")
-        return cannot_judge(options, outcome)
+        return cannot_judge(options, outcome, facts)
     verdicts = outcome.verdicts + not_judged(items, outcome)
     status = exit_status(verdicts, outcome.problems)
     if options.html is not None:
@@ -164,7 +166,7 @@ def run(options: argparse.Namespace) -> int:
     types = type_count(target_directory(options.target)) if options.types else None
     if options.json:
         chose_extensions = options.extensions or any(i.number > len(ITEMS) for i in items)
-        report = json_report(options.target, outcome, verdicts, chose_extensions, options.trace)
+        report = json_report(options.target, outcome, verdicts, chose_extensions, options.trace, facts)
         if types is not None:
             report["types"] = types.to_json()
         print(json.dumps(report, indent=2))
@@ -183,6 +185,13 @@ def run(options: argparse.Namespace) -> int:
     if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
         print(next_steps(options.target if options.target in ("starter", "solution") else "starter"))
     return status
+
+
+def run_facts(directory: Path) -> Dict[str, Any]:
+    """What a report says of the run itself: the commit the target is checked out
+    at (None outside a git repository) and when the run began, in UTC."""
+    return {"commit": commit_of(directory.resolve()),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
 def taken(target: str, into: Path) -> Path:
@@ -212,10 +221,10 @@ def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Ou
     write_whole(Path(options.html), text)
 
 
-def cannot_judge(options: argparse.Namespace, outcome: Outcome) -> int:
+def cannot_judge(options: argparse.Namespace, outcome: Outcome, facts: Dict[str, Any]) -> int:
     message = outcome.load_error or ""
     if options.json:
-        report: Dict[str, Any] = {"target": options.target, "status": "error", "message": message,
+        report: Dict[str, Any] = {"target": options.target, **facts, "status": "error", "message": message,
                                   "exit_status": 2, "items": [], "problems": outcome.problems,
                                   "killed": outcome.killed}
         if outcome.outside.strip():

@@ -34,6 +34,9 @@ MAX_FILES = 200  # the reference has about 30 top-level modules
 MAX_BYTES = 1024 * 1024  # of one file; the reference's longest is about 20 KB
 MAX_ENTRIES = 10_000  # entries of the folder looked at before it is called too big to be a package
 MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.py")
+COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+REF = re.compile(r"refs/[A-Za-z0-9._/-]+")
+GIT_FILE = 16 * 1024 * 1024  # bytes of a repository's HEAD, ref or packed-refs read at most
 REFERENCE = ROOT / "solution"
 
 Files = Dict[str, str]  # a module's file name ("naming.py") -> its text
@@ -65,10 +68,10 @@ def read_files(directory: Path) -> Files:
     return {name: read_one(directory / name) for name in sorted(entries)}
 
 
-def read_one(path: Path) -> str:
-    """One module file's text: a regular file, never followed through a link,
-    opened without waiting (a FIFO put there between the look and the open is
-    not waited on) and read no further than MAX_BYTES."""
+def read_one(path: Path, limit: int = MAX_BYTES) -> str:
+    """One file's text: a regular file, never followed through a link, opened
+    without waiting (a FIFO put there between the look and the open is not
+    waited on) and read no further than `limit` bytes."""
     try:
         kind = os.lstat(path).st_mode
         if not stat.S_ISREG(kind):
@@ -80,8 +83,8 @@ def read_one(path: Path) -> str:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the look
                 raise IntakeError(f"{path}: changed into something that is not a regular file while it was read")
             data = b""
-            while len(data) <= MAX_BYTES:
-                chunk = os.read(fd, MAX_BYTES + 1 - len(data))
+            while len(data) <= limit:
+                chunk = os.read(fd, limit + 1 - len(data))
                 if not chunk:
                     break
                 data += chunk
@@ -89,8 +92,8 @@ def read_one(path: Path) -> str:
             os.close(fd)
     except OSError as exc:
         raise IntakeError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-    if len(data) > MAX_BYTES:
-        raise IntakeError(f"{path}: longer than {MAX_BYTES // 1024} KB; a module of the lab is far shorter")
+    if len(data) > limit:
+        raise IntakeError(f"{path}: longer than {limit // 1024} KB; a module of the lab is far shorter")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -225,3 +228,43 @@ def linked(source: Path, destination: Path) -> None:
         os.link(source, destination)
     except OSError:
         shutil.copy2(source, destination)
+
+
+def commit_of(directory: Path, up: bool = True) -> Optional[str]:
+    """The commit checked out in the repository `directory` is in (`up`: or in a
+    folder above it), read from the repository's files as text and never by
+    running git there (a repository's own configuration can make git run
+    commands of its choosing); None when there is none or it cannot be read."""
+    for folder in (directory, *(directory.parents if up else ())):
+        try:
+            mode = os.lstat(folder / ".git").st_mode
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(mode):  # a worktree's or a submodule's: "gitdir: PATH"
+                named = read_one(folder / ".git", GIT_FILE).strip()
+                return head_of(folder / named[len("gitdir:"):].strip()) if named.startswith("gitdir:") else None
+            return head_of(folder / ".git") if stat.S_ISDIR(mode) else None
+        except (IntakeError, OSError):
+            return None
+    return None
+
+
+def head_of(git: Path) -> Optional[str]:
+    """The commit HEAD names in the repository folder `git`: itself, or through
+    a branch kept loose or packed (in the common folder, for a worktree)."""
+    common = git / read_one(git / "commondir", GIT_FILE).strip() if (git / "commondir").is_file() else git
+    head = read_one(git / "HEAD", GIT_FILE).strip()
+    for _ in range(5):  # a symbolic ref may name another
+        if COMMIT.fullmatch(head):
+            return head
+        ref = head[len("ref:"):].strip() if head.startswith("ref:") else ""
+        if not REF.fullmatch(ref) or ".." in ref:
+            return None
+        if (common / ref).is_file():
+            head = read_one(common / ref, GIT_FILE).strip()
+            continue
+        packed = read_one(common / "packed-refs", GIT_FILE) if (common / "packed-refs").is_file() else ""
+        found = [line.split()[0] for line in packed.splitlines() if line.split()[1:] == [ref]]
+        return found[0] if found and COMMIT.fullmatch(found[0]) else None
+    return None

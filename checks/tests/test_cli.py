@@ -110,3 +110,15 @@ def test_a_file_at_the_repositorys_root_named_like_a_dependency_is_not_imported_
     done = subprocess.run([sys.executable, "-m", "checks", "1"], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path, env={**os.environ, "MOCK": "1"})
     assert done.returncode == 0 and "the anyio.py" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_a_json_report_carries_the_targets_commit_and_the_time_of_the_run() -> None:
+    from datetime import datetime, timezone
+    began = datetime.now(timezone.utc).replace(microsecond=0)
+    done = run("--target", "solution", "1", "--json")
+    report = json.loads(done.stdout)
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+    assert report["commit"] == (head.stdout.strip() if head.returncode == 0 else None)
+    assert began <= datetime.fromisoformat(report["date"]) <= datetime.now(timezone.utc)
+    missing = run("--target", "/nonexistent", "--json")
+    assert missing.returncode == 2 and set(json.loads(missing.stdout)) >= {"commit", "date"}

@@ -109,3 +109,25 @@ def test_a_fifo_in_the_target_is_one_line_and_exit_2_not_a_hang(variant: Variant
                           capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1"})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().endswith("waiting.py: a FIFO, not a regular file; only regular files are taken")
+
+
+def test_the_commit_is_read_from_the_repositorys_files_loose_packed_or_detached(tmp_path: Path) -> None:
+    from checks.intake import commit_of
+    first, second = "1" * 40, "2" * 40
+    git = tmp_path / "repo" / ".git"
+    (git / "refs" / "heads").mkdir(parents=True)
+    (tmp_path / "repo" / "starter").mkdir()
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    (git / "refs" / "heads" / "main").write_text(first + "\n")
+    assert commit_of(tmp_path / "repo" / "starter") == first  # found from a folder inside it
+    assert commit_of(tmp_path / "repo" / "starter", up=False) is None  # grading looks at the folder itself only
+    (git / "refs" / "heads" / "main").unlink()
+    (git / "packed-refs").write_text(f"# pack-refs with: peeled\n{second} refs/heads/main\n")
+    assert commit_of(tmp_path / "repo") == second
+    (git / "HEAD").write_text(first)
+    assert commit_of(tmp_path / "repo") == first
+    (git / "HEAD").write_text("ref: refs/heads/../../../../etc/passwd\n")
+    assert commit_of(tmp_path / "repo") is None
+    (git / "HEAD").unlink()
+    os.mkfifo(git / "HEAD")  # never waited on
+    assert commit_of(tmp_path / "repo") is None

@@ -2,6 +2,7 @@
 
     python -m checks [ITEM ...] [--only 3,5] [--target starter|solution|DIR]
                      [--json] [--trace] [--html FILE] [--watch] [--hint N [--all]] [--limit S]
+    python -m checks --grade --target DIR [--judge-commit REV] [--judge-repo REPO] ...   (checks.grading)
 
 The code under test runs in a worker process (`checks.isolation`); this
 process alone writes the report and chooses the exit status: 0 when every
@@ -23,9 +24,9 @@ import textwrap
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from checks import reaper
+from checks import grading, reaper
 from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.files import write_whole
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
@@ -75,6 +76,15 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--html", metavar="FILE",
                         help="also write the run as one HTML page, each item's conversation drawn as a "
                              "sequence diagram (with --watch: rewritten on every run)")
+    parser.add_argument("--grade", action="store_true",
+                        help="grading mode, for collected submissions and CI: a clone of the template judges the "
+                             "target's starter/, each item in a sandbox of its own, every pass checked against "
+                             "evidence the code under test cannot write (Linux, as root; labs/INSTRUCTORS.md)")
+    parser.add_argument("--judge-commit", default="HEAD", metavar="REV",
+                        help="with --grade: the template's commit that judges (default: HEAD)")
+    parser.add_argument("--judge-repo", metavar="REPO",
+                        help="with --grade: the template repository to clone the judge from, a path or URL "
+                             "(default: the repository this judge runs from)")
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
     options = parser.parse_args(argv)
@@ -90,6 +100,8 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
         page_file = Path(options.html)
         if page_file.is_dir() or not page_file.resolve().parent.is_dir():
             parser.error(f"--html wants a file in a directory that exists; got {options.html!r}")
+    if options.grade and (options.watch or options.types or options.hint is not None):
+        parser.error("--grade judges a submission once: it does not go with --watch, --types or --hint")
     if not 0 < options.limit < 3600:
         parser.error(f"--limit wants seconds between 0 and 3600; got {options.limit:g}")
     options.chosen = chosen
@@ -106,7 +118,6 @@ def not_judged(items: List[Item], outcome: Outcome) -> List[Verdict]:
 
 def run(options: argparse.Namespace) -> int:
     began = time.perf_counter()
-    facts = run_facts(target_directory(options.target))
     # Nothing chosen: the nine (and E1-E11 with --extensions); otherwise just those chosen.
     items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS
                          if (i.number in options.chosen) or (i.number <= len(ITEMS) and not options.chosen)
@@ -128,9 +139,11 @@ def run(options: argparse.Namespace) -> int:
 
     def on_event(kind: str, so_far: Outcome) -> None:
         if kind == "start":
-            waiting["started"] = waiting["since"] = time.perf_counter()
-            if not options.json:
-                print(f"MCP client lab · checking {visible(so_far.display)} · {visible(so_far.model)}", flush=True)
+            waiting["since"] = time.perf_counter()
+            if not options.json and not waiting.get("started"):  # once (grading mode starts a worker an item)
+                print(f"MCP client lab · {'grading' if options.grade else 'checking'} {visible(so_far.display)} · "
+                      f"{visible(so_far.model)}", flush=True)
+            waiting["started"] = waiting["since"]
         elif kind == "verdict" and not options.json:
             verdict = so_far.verdicts[-1]
             if live:
@@ -139,19 +152,8 @@ def run(options: argparse.Namespace) -> int:
             shown.append(verdict.number)
             waiting["since"] = time.perf_counter()
 
-    request: Dict[str, Any] = {"items": [i.number for i in items], "limit": options.limit}
-    with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
-        # The learner's files, taken once (checks.intake) into a package of the run's own,
-        # which the worker imports; and each region judged on its own code: the copies
-        # are made here, where reading the reference is allowed (checks.hybrid).
-        try:
-            own = taken(options.target, Path(lab_dir) / "package")
-        except IntakeError as refused:
-            outcome = Outcome(load_error=str(refused))
-        else:
-            request.update(target=str(own), shown=str(target_directory(options.target).resolve()),
-                           regions=prepare(own, {region_of(i) for i in items}, Path(lab_dir) / "regions"))
-            outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
+    judge = grading.judge_items if options.grade else self_check
+    outcome, facts = judge(options, items, on_event, tick if live else None)
     if live:
         sys.stdout.write("\r" + " " * WIDTH + "\r")
     if outcome.load_error is not None and not outcome.verdicts:
@@ -185,6 +187,24 @@ def run(options: argparse.Namespace) -> int:
     if status == 0 and len([v for v in verdicts if v.number <= len(ITEMS)]) == len(ITEMS):
         print(next_steps(options.target if options.target in ("starter", "solution") else "starter"))
     return status
+
+
+def self_check(options: argparse.Namespace, items: List[Item], on_event: Callable[[str, Outcome], None],
+               on_idle: Optional[Callable[[], None]]) -> Tuple[Outcome, Dict[str, Any]]:
+    """The items in one worker: the learner's own check of their own work."""
+    facts = run_facts(target_directory(options.target))
+    request: Dict[str, Any] = {"items": [i.number for i in items], "limit": options.limit}
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
+        # The learner's files, taken once (checks.intake) into a package of the run's own,
+        # which the worker imports; and each region judged on its own code: the copies
+        # are made here, where reading the reference is allowed (checks.hybrid).
+        try:
+            own = taken(options.target, Path(lab_dir) / "package")
+        except IntakeError as refused:
+            return Outcome(load_error=str(refused)), facts
+        request.update(target=str(own), shown=str(target_directory(options.target).resolve()),
+                       regions=prepare(own, {region_of(i) for i in items}, Path(lab_dir) / "regions"))
+        return run_isolated(request, lab_dir, on_event, on_idle), facts
 
 
 def run_facts(directory: Path) -> Dict[str, Any]:
@@ -265,6 +285,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             if verdicts:
                 print(summary(verdicts, sum(v.duration for v in verdicts), style))
         return watch(directory, forwarded, show, sys.stdout, clear=style.live)
+    if options.grade and not grading.inside_clone():  # first the judge's clone, which runs again from there
+        return grading.enter(options, list(sys.argv[1:] if argv is None else argv))
     reaper.become_subreaper()  # whatever the code under test starts stays ours to end
     for number in (signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)):
         signal.signal(number, stop)

@@ -25,12 +25,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
 from checks import reaper
 from checks.lines import Lines
 from checks.fixtures import Journal
-from checks.harness import BLOCKED_GRACE, longest
+from checks.harness import BLOCKED_GRACE, Verdict, longest
 from checks.outcome import Account, Event, Outcome, event_of
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
@@ -40,13 +40,40 @@ PROGRESS_SLACK = 5.0  # at least this (or the item limit, if longer) beyond an i
 # which is less
 
 
+# How grading mode starts a worker (checks.grading): the request, with the channel's
+# descriptor in it, to the command and environment that run it.
+Launch = Callable[[Dict[str, Any]], Tuple[List[str], Dict[str, str]]]
+
+
+class Witness(Protocol):
+    """What the runner holds beside the worker's word in grading mode
+    (checks.grading): connections it watches on the run's selector, and what it
+    makes of each verdict."""
+
+    @property
+    def received(self) -> int:
+        """Bytes it has taken: progress of the run, as the worker's are."""
+
+    def watch(self, selector: selectors.BaseSelector, tag: object) -> None: ...
+
+    def ready(self, fd: int) -> None: ...
+
+    def weigh(self, verdict: Verdict, outcome: Outcome) -> None: ...
+
+    def pids(self) -> List[int]: ...
+
+    def problems(self) -> List[str]: ...
+
+    def close(self) -> None: ...
+
+
 class Worker:
     """The worker process, in a session of its own. Forked from the runner where
     the system can fork (the modules the items need are then already loaded,
-    which saves starting an interpreter), started afresh elsewhere. The target
-    is imported only in the worker, never here."""
+    which saves starting an interpreter), started afresh elsewhere, or by the
+    command `launch` gives. The target is imported only in the worker, never here."""
 
-    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
+    def __init__(self, request: Dict[str, Any], lab_dir: str, launch: Optional[Launch] = None) -> None:
         events_r, events_w = os.pipe()
         place = {"MCP_LAB_RUN_DIR": lab_dir}
         out_r, out_w = os.pipe()
@@ -54,7 +81,12 @@ class Worker:
         request = {**request, "fd": events_w}
         self._popen: "Optional[subprocess.Popen[bytes]]" = None
         self._status: Optional[int] = None
-        if hasattr(os, "fork"):
+        if launch is not None:
+            argv, env = launch(request)
+            self._popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+                                           pass_fds=(events_w,), start_new_session=True, env=env)
+            self.pid = self._popen.pid
+        elif hasattr(os, "fork"):
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
@@ -113,23 +145,36 @@ class Worker:
 class Run:
     """One worker process and what it has said so far."""
 
-    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
-        self.process = Worker(request, lab_dir)
+    def __init__(self, request: Dict[str, Any], lab_dir: str, launch: Optional[Launch] = None,
+                 witness: Optional[Witness] = None) -> None:
+        self.process = Worker(request, lab_dir, launch)
         self.events_fd, out_fd, err_fd = self.process.fds
         self.streams: Dict[int, bytearray] = {out_fd: bytearray(), err_fd: bytearray()}
         self.selector = selectors.DefaultSelector()
         for fd in [self.events_fd, *self.streams]:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
+        self.witness = witness
+        if witness is not None:
+            witness.watch(self.selector, "witness")
         self.lines = Lines(EVENT_CAP)
-        self.received = 0  # bytes read from the channel: progress, even before a line is whole
+        self.from_worker = 0  # bytes read from the channel
         self.open_fds = {self.events_fd, *self.streams}
 
+    @property
+    def received(self) -> int:
+        """Bytes from the worker (and what the witness took): progress, even before a line is whole."""
+        return self.from_worker + (self.witness.received if self.witness else 0)
+
     def read(self, timeout: float) -> List[Event]:
-        """Events that arrived within `timeout` seconds (raw output is kept aside)."""
+        """Events that arrived within `timeout` seconds (raw output is kept aside;
+        what the witness watches goes to it)."""
         events: List[Event] = []
         for key, _ in self.selector.select(timeout):
             fd = int(key.fd)
+            if key.data == "witness" and self.witness is not None:
+                self.witness.ready(fd)
+                continue
             try:
                 data = os.read(fd, 65536)
             except BlockingIOError:
@@ -139,7 +184,7 @@ class Run:
                 self.open_fds.discard(fd)
                 continue
             if fd == self.events_fd:
-                self.received += len(data)
+                self.from_worker += len(data)
                 events += [e for e in map(event_of, self.lines.feed(data)) if e is not None]
             else:
                 kept = self.streams[fd]
@@ -154,6 +199,8 @@ class Run:
         return b"".join(bytes(b) for b in self.streams.values()).decode("utf-8", "replace")
 
     def close(self) -> None:
+        if self.witness is not None:
+            self.witness.close()
         self.selector.close()
         for fd in self.process.fds:
             try:
@@ -164,10 +211,12 @@ class Run:
 
 def run_isolated(request: Dict[str, Any], lab_dir: str,
                  on_event: Callable[[str, Outcome], None] = lambda kind, outcome: None,
-                 on_idle: Optional[Callable[[], None]] = None) -> Outcome:
+                 on_idle: Optional[Callable[[], None]] = None, launch: Optional[Launch] = None,
+                 witness: Optional[Witness] = None) -> Outcome:
     """Run the items of `request` in a worker; tell `on_event` the kind of each
     event as it is taken, with the outcome so far (a verdict is then the last of
-    `outcome.verdicts`; what each item printed arrives before its verdict)."""
+    `outcome.verdicts`; what each item printed arrives before its verdict). In
+    grading mode, `launch` starts the worker and `witness` weighs each verdict."""
     limit = float(request["limit"])
     patience = limit + BLOCKED_GRACE + max(PROGRESS_SLACK, limit)
     # However it keeps showing progress, no run outlasts this: the import (as
@@ -176,13 +225,15 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
     ceiling = started + 2 * patience + len(request["items"]) * longest(limit)
     account = Account(request["items"])
     outcome, running = account.outcome, account.running
-    run = Run(request, lab_dir)
+    run = Run(request, lab_dir, launch, witness)
     deadline = time.monotonic() + patience
     try:
         while run.channel_open and time.monotonic() < min(deadline, ceiling):
             received = run.received
             for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
                 kind = account.apply(event)
+                if kind == "verdict" and witness is not None:
+                    witness.weigh(outcome.verdicts[-1], outcome)
                 if kind is not None:
                     on_event(kind, outcome)
             if run.received > received:  # progress, even part of a line: the clock starts again
@@ -213,13 +264,16 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
         # The worker first (its children are then handed to us), then whatever
         # is left, named before it is killed so the report can say what it was.
         end_worker(run.process)
-        left = reaper.left_behind(journal_pids(lab_dir))
+        # In grading mode the run directory is the worker's to write: the witness names the servers.
+        left = reaper.left_behind(witness.pids() if witness is not None else journal_pids(lab_dir))
         outcome.killed = [f"{p.name} (pid {p.pid})" for p in left]
         reaper.kill_all(p.pid for p in left)
         end_group(run.process.pid)
         for _ in range(3):  # what was running may have written a little more
             run.read(0.0)
         outcome.outside += run.raw_output()
+        if witness is not None:
+            outcome.problems += witness.problems()
         run.close()
     if outcome.killed:
         outcome.problems.append(f"{len(outcome.killed)} process(es) were still running after the run "

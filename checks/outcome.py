@@ -20,6 +20,7 @@ class Outcome:
     problems: List[str] = field(default_factory=list)  # how the run went wrong; any means exit 2
     killed: List[str] = field(default_factory=list)
     outside: str = ""  # printed outside any item (at import, by threads, straight to the fd)
+    observed: Dict[str, Any] = field(default_factory=dict)  # grading mode: region -> what the worker observed
 
 
 Event = Dict[str, Any]
@@ -55,6 +56,8 @@ class Account:
             self.running.remove(number)
         elif kind == "verdict":
             return self.judged(event)
+        elif kind == "observed" and isinstance(event.get("region"), str):
+            outcome.observed.setdefault(str(event["region"]), event.get("seen"))  # taken as sent: checked when compared
         elif kind == "load-error":
             outcome.load_error = str(event.get("message"))
         elif kind == "print":

@@ -2,6 +2,7 @@
 
     python -m checks.worker '{"target": ..., "items": [1, 2, 11, ...],
                               "limit": 20.0, "fd": N}'
+    python -m checks.worker --request FILE      (the same, from a file)
 
 Started by the runner (`checks.isolation`) in a session of its own. It loads
 the target, judges the items and tells the runner what happened as JSON
@@ -9,10 +10,11 @@ lines on file descriptor `fd`: `start` (model, path, what the import
 printed), `begin`, `end` and `verdict` per item (with its wire and trace,
 read from the servers' journals), `done` (threads still running), or
 `load-error` / `crash`; and `print` for what the code under test printed,
-labelled with its item (`checks.capture`). The worker's own stdout is never
-read as a report. The worker always ends with `os._exit`, so no thread the
-code started can keep it alive; whatever the code left running is the
-runner's to find and end.
+labelled with its item (`checks.capture`); in grading mode, `observed` for
+what a region did on the inputs the request gives (`checks.contracts`). The
+worker's own stdout is never read as a report. The worker always ends with
+`os._exit`, so no thread the code started can keep it alive; whatever the
+code left running is the runner's to find and end.
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
     from checks.target import TargetError, load_target
 
     send = channel.send
+    if request.get("inputs"):  # grading mode: what the region does on them goes to the runner
+        from checks.contracts import observe_for_the_runner
+        observe_for_the_runner(dict(request["inputs"]), lambda region, seen: send("observed", region=region, seen=seen))
     try:
         target = load_target(str(request["target"]), Path(request["shown"]) if request.get("shown") else None)
     except TargetError as exc:
@@ -67,6 +72,10 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
     except BaseException as exc:  # SystemExit or worse, at import time
         send("load-error", message=f"importing {request['target']} raised {type(exc).__name__}({exc}): not judged")
         return
+    lines = request.get("lines")  # grading mode: the package is a region's copy (checks.hybrid)
+    if isinstance(lines, dict):
+        target.lines = {str(name): [(int(a), int(b), int(c), int(d)) for a, b, c, d in shifts]
+                        for name, shifts in lines.items()}
     try:
         note = str(target.models.choose_model()[1])
     except BaseException as exc:
@@ -101,6 +110,9 @@ def serve(request: Dict[str, Any]) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--request"]:  # grading mode: the request in a file of the runner's
+        with open(sys.argv[2], encoding="utf-8") as file:
+            serve(json.load(file))
     serve(json.loads(sys.argv[1]))
 
 

@@ -117,14 +117,20 @@ def variant(tmp_path: Path) -> Variant:
 
 
 @pytest.fixture(scope="session")
-def judge(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The lab as it is on disk (tracked and new files, edits included) committed
-    in a repository of its own: the template grading mode clones its judge from.
-    Grading mode's tests are skipped, saying why, where it cannot run."""
+def judge(template: Path) -> Path:
+    """The template, for grading mode's tests: skipped, saying why, where grading
+    mode cannot run."""
     from checks.grading import cannot_grade_here
     why = cannot_grade_here()
     if why is not None:
         pytest.skip(why)
+    return template
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lab as it is on disk (tracked and new files, edits included) committed
+    in a repository of its own: the template a judge is cloned or fetched from."""
     import subprocess
     repository = tmp_path_factory.mktemp("judge")
     listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], capture_output=True, cwd=ROOT,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import signal
 import sys
 import tempfile

@@ -44,17 +44,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from checks.accounts import Accounts, Peer, proven
-from checks.contracts import compared, contracts, in_full, inputs_of
-from checks.fixtures import Journal
-from checks.harness import Fail, Item, Verdict, Where
+from checks.accounts import Accounts, Peer
+from checks.contracts import contracts, inputs_of
+from checks.harness import Item
 from checks.hybrid import Package, region_of
 from checks.intake import IntakeError, commit_of, place
 from checks.isolation import run_isolated
 from checks.items import label
 from checks.outcome import Outcome
 from checks.target import ROOT
-from checks.trace import trace_lines, wire_events
+from checks.witness import Evidence
 
 # Where the worker sees what the runner gives it.
 JUDGE, PACKAGE, RUN, DOOR, REQUEST = "/lab/judge", "/lab/package", "/lab/run", "/lab/door", "/lab/request.json"
@@ -65,8 +64,9 @@ GIT_PATIENCE = 600.0  # seconds a clone of the judge may take (a large repositor
 BOOT = ("import sys\n"
         "workspace, commit, *argv = sys.argv[1:]\n"
         "sys.path[:] = [workspace + '/judge'] + [entry for entry in sys.path if entry]\n"
+        "from checks.cli import main\n"
         "from checks.grading import graded\n"
-        "sys.exit(graded(workspace, commit, argv))\n")
+        "sys.exit(graded(workspace, commit, argv, main))\n")
 
 
 class CannotGrade(Exception):
@@ -152,9 +152,9 @@ class Workspace:
 _HERE: List[Workspace] = []  # set by `graded`: this process runs from a judge's clone
 
 
-def graded(workspace: str, commit: str, argv: List[str]) -> int:
-    """The run from the judge's clone (started by `enter`); the workspace goes at the end."""
-    from checks.cli import main
+def graded(workspace: str, commit: str, argv: List[str], main: Callable[[List[str]], int]) -> int:
+    """The run from the judge's clone (`enter` starts it with the command line's
+    `main`); the workspace goes at the end."""
     _HERE[:] = [Workspace(Path(workspace), commit)]
     try:
         return main(argv)
@@ -351,69 +351,3 @@ def judge_one(here: Workspace, item: Item, learner: Package, public: Path, pytho
     if refused and not outcome.verdicts and not outcome.model:  # the sandbox itself failed: nothing ran
         return Outcome(load_error=f"cannot grade here: {refused[-1]}")
     return outcome
-
-
-class Evidence:
-    """What the runner holds for one item beside its worker's word: the servers'
-    accounts, and the region's observations to compare with the reference's."""
-
-    def __init__(self, accounts: Accounts, item: Item, region: Optional[str], shown: Path) -> None:
-        self.accounts, self.item, self.region, self.shown = accounts, item, region, shown
-
-    @property
-    def received(self) -> int:
-        return self.accounts.received
-
-    def watch(self, selector: Any, tag: object) -> None:
-        self.accounts.watch(selector, tag)
-
-    def ready(self, fd: int) -> None:
-        self.accounts.ready(fd)
-
-    def pids(self) -> List[int]:
-        return self.accounts.pids()
-
-    def problems(self) -> List[str]:
-        return [f"a process that is not one of the item's fixture servers tried to send the runner a server's "
-                f"account: {why}" for why in self.accounts.refused]
-
-    def close(self) -> None:
-        self.accounts.close()
-
-    def display(self, file: str) -> str:
-        return str(self.shown / file)
-
-    def weigh(self, verdict: Verdict, outcome: Outcome) -> None:
-        """The verdict as the evidence has it: its wire from the servers'
-        accounts; a pass only when they show what it rests on, no impostor spoke,
-        and the region does on every recorded input what the reference did."""
-        self.accounts.drain()
-        held = self.accounts.journals_of(verdict.number)
-        journals: List[Journal] = list(held)
-        verdict.wire = wire_events(journals)
-        verdict.trace = trace_lines(journals, events=verdict.wire)
-        proven(verdict, held)
-        if verdict.status == "pass" and self.accounts.refused:
-            uncounted(verdict, "a process that is no fixture server sent the runner an account during this item")
-        if verdict.status != "pass" or self.region is None:
-            return
-        seen = outcome.observed.get(self.region)
-        if not in_full(self.region, seen) or not isinstance(seen, dict):
-            uncounted(verdict, f"what region {self.region} did on the contract's inputs did not reach the runner "
-                               "whole")
-            return
-        try:
-            said = compared(self.region, seen, self.display)
-        except Fail as failed:
-            exercise = self.item.exercise
-            verdict.status, verdict.message = "fail", str(failed)
-            verdict.where = Where(self.display(self.item.where_file), self.item.where_function,
-                                  exercise.number if exercise else None)
-            return
-        verdict.message = f"{verdict.message}; {said}"
-
-
-def uncounted(verdict: Verdict, why: str) -> None:
-    """A pass that does not count: ERROR, saying why."""
-    verdict.status, verdict.message = "error", f"not counted: {why}"
-

@@ -351,8 +351,8 @@ def test_what_the_header_says_is_read_from_the_lab_and_its_repository_without_gi
     assert version is not None and found.version == version.group(1)
     assert found.python.startswith(sys.version.split()[0]) and found.target.startswith("starter (")
     assert about_run("mine", tmp_path).commit is None  # not in a git checkout
-    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all: the commit is read from the repository's files
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git at all: the commit is read from the repository's files
     if head.returncode == 0:  # a git checkout; an unpacked archive has none
         assert about_run("starter", ROOT / "starter").commit == head.stdout.strip()[:12]
 

@@ -1,6 +1,13 @@
 import os
 import sys
 
+# `python -m checks` puts the working directory, the learner's repository, first on the
+# module path: a file there named like one of the judge's dependencies (anyio.py) would
+# be imported in its place. The judge itself is found already; the folder goes last.
+here = os.path.realpath(os.getcwd())
+first = [entry for entry in sys.path if os.path.realpath(entry or ".") != here]
+sys.path[:] = first + [entry for entry in sys.path if entry not in first]
+
 try:
     from checks.cli import main
 except ModuleNotFoundError as missing:  # a fresh terminal, without the lab's virtual environment

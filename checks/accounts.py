@@ -1,43 +1,50 @@
-"""The fixture servers' own accounts of a run, sent to the runner as they happen.
+"""The fixture servers' own accounts of an item, sent to the runner as they
+happen (grading mode).
 
 Every server an item starts is given `--evidence SOCKET`, and sends each line
 of its journal there as it writes it (servers/journal.py, `Journal`). The
 runner listens; the worker, where the code under test runs, never holds the
-listening socket. What arrives is kept here, journal by journal, and it is
-what the runner checks a claimed pass against and draws the page from. The
-journal *files* stay the worker's to read while it judges; code under test
-could rewrite them, and nothing here reads them.
+listening socket, and the socket's folder is read-only to it. What arrives is
+kept here, journal by journal, and it is what the runner checks a claimed pass
+against and draws the page from.
 
-Who is speaking is taken from the kernel, not from what a line claims: on
-Linux each connection's peer (SO_PEERCRED) must be this Python, started in
-isolated mode (-I -S) on a fixture script of servers/, journalling into an
-item's directory of this run. Anything else that connects is refused and named
-in the report. Elsewhere the peer cannot be told, and `checked` says so.
+Who is speaking is taken from the kernel, not from what a line claims: each
+connection's peer (SO_PEERCRED) must be a process of the worker's user, of
+this Python, started in isolated mode (-I -S) on a fixture script of the
+judge, journalling into a directory of this item and sending here, with no
+loader variable (LD_PRELOAD...) in its environment, and one account a
+process. Anything else that connects is refused and named, and the item's
+pass does not count. What that cannot tell apart, a Python of the
+submission's own made to look like a fixture server (its command line is its
+own memory), labs/INSTRUCTORS.md says.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import selectors
 import socket
 import struct
 import sys
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from checks.fixtures import SERVERS, Entry, Journal, entry_of
+from checks.fixtures import Entry, Journal, entry_of
 from checks.lines import Lines
+
+if TYPE_CHECKING:
+    from checks.harness import Verdict
 
 ACCOUNT_CAP = 64 * 1024 * 1024  # bytes kept of one server's account; an honest item sends well under 1 MB
 LINE_CAP = 16 * 1024 * 1024
-SOCKET_PATH = 100  # bytes a Unix socket's path may take, with room to spare (108 on Linux, 104 on macOS)
+MAX_ACCOUNTS = 200  # servers of one item; the busiest starts a few dozen
 ITEM_DIRECTORY = re.compile(r"^mcp-lab-(\d+)-")  # checks.fixtures.Lab names each item's directory so
 FIXTURES = {"notes.py", "tickets.py", "misbehave.py"}  # the scripts checks.fixtures.Lab starts
-LOADER_VARIABLES = ("LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH")  # what could put other code in a server
+LOADER_VARIABLES = ("GCONV_PATH", "GLIBC_TUNABLES")  # beside every LD_*: what could put other code in a server
 
 
 @dataclass
@@ -45,8 +52,8 @@ class Account:
     """What one server has sent: its journal's path (from its first line) and entries."""
 
     pid: Optional[int]
-    started_with: Optional[Path]  # the journal its command line names (Linux), looked up while it waited
-    journal: Optional[Path] = None
+    journal: Optional[Path]  # the journal its command line names, looked up while it waited
+    journal_named: Optional[str] = None  # what its first line named (None until it came)
     entries: List[Entry] = field(default_factory=list)
     size: int = 0
     cut: bool = False  # more arrived than ACCOUNT_CAP: the rest was not kept
@@ -81,30 +88,35 @@ class HeldJournal(Journal):
         return next((e for e in found if e.t >= request.t), None)
 
 
-class Accounts:
-    """The listening socket and every server's account of this run."""
+@dataclass(frozen=True)
+class Peer:
+    """Who may send accounts here: as the worker's servers see the judge."""
 
-    def __init__(self, run_dir: str) -> None:
-        self.run_dir = Path(run_dir).resolve()
-        self.path = str(self.run_dir / "evidence.sock")
-        self._own_dir: Optional[str] = None
-        if len(os.fsencode(self.path)) > SOCKET_PATH:  # a long TMPDIR: a directory of its own in /tmp
-            self._own_dir = tempfile.mkdtemp(prefix="mcp-lab-", dir="/tmp" if os.path.isdir("/tmp") else None)
-            self.path = os.path.join(self._own_dir, "evidence.sock")
+    uid: int  # the worker's user
+    servers: Path  # the fixture scripts' folder
+    run_dir: Path  # the item's run directory (journals go in an item directory in it)
+    evidence: str  # this socket's path
+
+
+class Accounts:
+    """The listening socket at `path` (a folder of the runner's) and every
+    server's account of one item, from the servers `peer` describes."""
+
+    def __init__(self, path: Path, peer: Peer) -> None:
+        self.path = str(path)
+        self.peer = peer
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)
+        os.chmod(self.path, 0o666)  # the worker's user connects; only the runner's folder holds it
         self.listener.listen(128)
         self.listener.setblocking(False)
-        self.checked = sys.platform.startswith("linux")  # the peer is known only where /proc tells it
+        self.python = os.stat(os.path.realpath(sys.executable))
         self.received = 0  # bytes from every server: progress of the run
         self.refused: List[str] = []
         self._open: Dict[int, Tuple[socket.socket, Account]] = {}
         self.accounts: List[Account] = []
         self._selector: Optional[selectors.BaseSelector] = None
         self._tag: object = None
-
-    def fds(self) -> List[int]:
-        return [self.listener.fileno(), *self._open]
 
     def watch(self, selector: selectors.BaseSelector, tag: object) -> None:
         """Keep the listener and every connection registered on `selector` under
@@ -150,8 +162,6 @@ class Accounts:
         self.listener.close()
         try:
             os.unlink(self.path)
-            if self._own_dir is not None:
-                os.rmdir(self._own_dir)
         except OSError:
             pass
 
@@ -168,7 +178,7 @@ class Accounts:
             except (BlockingIOError, InterruptedError):
                 return
             pid = peer_pid(sock)
-            if self.checked and pid is not None and gone(pid):
+            if pid is not None and gone(pid):
                 # Ended before it was looked at (a client may end a server it has just
                 # started): a server sends nothing before our word, so there is nothing
                 # to take. Something that sent all the same and ended is no server.
@@ -177,7 +187,7 @@ class Accounts:
                                         "as no fixture server does, and ended before it could be named")
                 sock.close()
                 continue
-            why, journal = examined(pid, self.run_dir) if self.checked else (None, None)
+            why, journal = self.examined(pid)
             if why is not None:
                 self.refused.append(why)
                 sock.close()
@@ -193,6 +203,42 @@ class Accounts:
             self._open[sock.fileno()] = (sock, account)
             if self._selector is not None:
                 self._selector.register(sock, selectors.EVENT_READ, self._tag)
+
+    def examined(self, pid: Optional[int]) -> Tuple[Optional[str], Optional[Path]]:
+        """Why the process `pid` is not one of this item's fixture servers (None
+        when it is), and the journal it was started with: /proc is read once for
+        all of it, while the server waits for the runner's word."""
+        if pid is None:
+            return "a connection whose process the kernel did not name", None
+        if len(self.accounts) >= MAX_ACCOUNTS:
+            return f"pid {pid}: more than {MAX_ACCOUNTS} servers in one item", None
+        if pid in self.pids():
+            return f"pid {pid}: a second account from one process", None
+        try:
+            uid, exe, argv, environ = command_of(pid)
+        except (OSError, ValueError):
+            return f"pid {pid}, whose process could not be read", None
+        said = f"pid {pid} ({' '.join(argv)[:160]})"
+        if uid != self.peer.uid:
+            return f"{said}: not of the worker's user", None
+        if (exe.st_dev, exe.st_ino) != (self.python.st_dev, self.python.st_ino):
+            return f"{said}: not this Python", None
+        if argv[1:3] != ["-I", "-S"] or len(argv) < 4:
+            return f"{said}: not started in isolated mode (-I -S) as the lab starts its servers", None
+        script = PurePosixPath(posixpath.normpath(argv[3]))
+        if script.parent != PurePosixPath(self.peer.servers) or script.name not in FIXTURES:
+            return f"{said}: not a fixture script of {self.peer.servers}", None
+        loaders = sorted(name for name in environ if name.startswith("LD_") or name in LOADER_VARIABLES)
+        if loaders:
+            return f"{said}: started with a variable that puts other code in a program ({', '.join(loaders)})", None
+        if argument(argv, "--evidence") != self.peer.evidence:
+            return f"{said}: not sending its account here", None
+        journal = argument(argv, "--journal")
+        place = Path(posixpath.normpath(journal)) if journal else None
+        if place is None or place.parent.parent != self.peer.run_dir or \
+                ITEM_DIRECTORY.match(place.parent.name) is None:
+            return f"{said}: its journal is not in an item's directory of this run", None
+        return None, place
 
     def _read(self, fd: int) -> bool:
         """One read from `fd`; False when nothing more is waiting (or it closed)."""
@@ -216,8 +262,14 @@ class Accounts:
             raw = json.loads(line)
         except ValueError:
             return
-        if account.journal is None:  # the first line names the journal
-            account.journal = self._journal_named(account, raw)
+        if account.journal_named is None:  # the first line names the journal
+            named = raw.get("journal") if isinstance(raw, dict) else None
+            account.journal_named = str(named)
+            if account.journal is None or not isinstance(named, str) or \
+                    Path(posixpath.normpath(named)) != account.journal:
+                self.refused.append(f"pid {account.pid} named a journal ({named}) that is not the one it was "
+                                    "started with")
+                account.journal = None
             return
         if account.cut or account.size + len(line) > ACCOUNT_CAP:
             account.cut = True
@@ -226,18 +278,6 @@ class Accounts:
         if entry is not None:
             account.size += len(line)
             account.entries.append(entry)
-
-    def _journal_named(self, account: Account, raw: object) -> Optional[Path]:
-        named = raw.get("journal") if isinstance(raw, dict) else None
-        if not isinstance(named, str):
-            return None
-        path = Path(named).resolve()
-        claimed = account.started_with if self.checked else path
-        if claimed is None or claimed != path or not path.is_relative_to(self.run_dir):
-            self.refused.append(f"pid {account.pid} named a journal ({named}) that is not the one it was started "
-                                "with, or not in this run")
-            return None
-        return path
 
 
 def peer_pid(sock: socket.socket) -> Optional[int]:
@@ -249,13 +289,22 @@ def peer_pid(sock: socket.socket) -> Optional[int]:
     return int(pid) or None
 
 
-def command_of(pid: int) -> Tuple[str, List[str], Dict[str, str]]:
-    """The executable, argv and environment of `pid` from /proc (OSError if gone)."""
-    exe = os.path.realpath(f"/proc/{pid}/exe")
+def command_of(pid: int) -> Tuple[int, os.stat_result, List[str], Dict[str, str]]:
+    """The real user, executable, argv and environment of `pid`, from /proc
+    (OSError once it is gone)."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
+    uid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:")))
+    exe = os.stat(f"/proc/{pid}/exe")
     argv = [a.decode("utf-8", "replace") for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:-1]]
     pairs = (v.decode("utf-8", "replace").partition("=")
              for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if v)
-    return exe, argv, {name: value for name, _, value in pairs}
+    return uid, exe, argv, {name: value for name, _, value in pairs}
+
+
+def argument(argv: List[str], name: str) -> Optional[str]:
+    """The value after `name` in a command line."""
+    at = argv.index(name) if name in argv else -1
+    return argv[at + 1] if 0 <= at < len(argv) - 1 else None
 
 
 def sent_unasked(sock: socket.socket) -> bool:
@@ -276,33 +325,24 @@ def gone(pid: int) -> bool:
     return bool(state) and state[0] in ("Z", "X")
 
 
-def journal_named(argv: List[str]) -> Optional[Path]:
-    """The journal a server's command line names (`--journal FILE`)."""
-    at = argv.index("--journal") if "--journal" in argv else -1
-    return Path(argv[at + 1]).resolve() if 0 <= at < len(argv) - 1 else None
+def proven(verdict: "Verdict", journals: Sequence[HeldJournal]) -> None:
+    """A pass counts only when its servers' accounts, as the runner received
+    them (`journals`), show what the pass rests on (the item's proof,
+    checks.items.proofs); otherwise it is ERROR, saying what they do not show."""
+    from checks.items import by_number  # the items import the harness, which this module must not
 
-
-def examined(pid: Optional[int], run_dir: Path) -> Tuple[Optional[str], Optional[Path]]:
-    """Why the process `pid` is not one of this run's fixture servers (None when it
-    is), and the journal it was started with: /proc is read once for both, while
-    the server waits for the runner's word."""
-    if pid is None:
-        return "a connection whose process the kernel did not name", None
-    try:
-        exe, argv, environ = command_of(pid)
-    except OSError:
-        return f"pid {pid}, whose process could not be read", None
-    said = f"pid {pid} ({' '.join(argv)[:160]})"
-    if exe != os.path.realpath(sys.executable):
-        return f"{said}: not this Python ({exe})", None
-    if argv[1:3] != ["-I", "-S"] or len(argv) < 4:
-        return f"{said}: not started in isolated mode (-I -S) as the lab starts its servers", None
-    script = Path(argv[3]).resolve()
-    if script.parent != SERVERS.resolve() or script.name not in FIXTURES:
-        return f"{said}: not a fixture script of {SERVERS}", None
-    if any(environ.get(name) not in (None, os.environ.get(name)) for name in LOADER_VARIABLES):
-        return f"{said}: started with a loader variable ({', '.join(LOADER_VARIABLES)}) this runner does not have", None
-    journal = journal_named(argv)
-    if journal is None or not journal.is_relative_to(run_dir) or ITEM_DIRECTORY.match(journal.parent.name) is None:
-        return f"{said}: its journal is not in an item's directory of this run", None
-    return None, journal
+    if verdict.status != "pass":
+        return
+    item = by_number(verdict.number)
+    if item is None:
+        missing = ["an item by that number"]
+    elif not journals:
+        missing = ["any of the item's servers: none sent the runner its account"]
+    elif any(j.account.cut for j in journals):
+        missing = ["all of the conversation: an account ran past what the runner keeps"]
+    else:
+        missing = item.proof(journals) if item.proof is not None else []
+    if missing:
+        verdict.status = "error"
+        verdict.message = ("not counted: the worker said pass, but the servers' own accounts, sent to the runner, "
+                           "do not show " + "; ".join(missing))

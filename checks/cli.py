@@ -2,6 +2,7 @@
 
     python -m checks [ITEM ...] [--only 3,5] [--target starter|solution|DIR]
                      [--json] [--trace] [--html FILE] [--watch] [--hint N [--all]] [--limit S]
+    python -m checks --grade --target DIR [--judge-commit REV] [--judge-repo REPO] ...   (checks.grading)
 
 The code under test runs in a worker process (`checks.isolation`); this
 process alone writes the report and chooses the exit status: 0 when every
@@ -15,21 +16,22 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import signal
 import sys
 import tempfile
 import textwrap
 import time
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from checks import reaper
+from checks import grading, reaper
 from checks.items import EXTENSION_ITEMS, ITEMS, label
 from checks.files import write_whole
 from checks.harness import ITEM_LIMIT, Item, Verdict, verdict_from_json
 from checks.hints import HINTS, next_hints
 from checks.hybrid import prepare, region_of
+from checks.intake import IntakeError, commit_of, place, read_files
 from checks.isolation import run_isolated
 from checks.outcome import Outcome
 from checks.report import WIDTH, exit_status, json_report, render, runner_lines, summary
@@ -73,6 +75,15 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--html", metavar="FILE",
                         help="also write the run as one HTML page, each item's conversation drawn as a "
                              "sequence diagram (with --watch: rewritten on every run)")
+    parser.add_argument("--grade", action="store_true",
+                        help="grading mode, for collected submissions and CI: a clone of the template judges the "
+                             "target's starter/, each item in a sandbox of its own, every pass checked against "
+                             "evidence the code under test cannot write (Linux, as root; labs/INSTRUCTORS.md)")
+    parser.add_argument("--judge-commit", default="HEAD", metavar="REV",
+                        help="with --grade: the template's commit that judges (default: HEAD)")
+    parser.add_argument("--judge-repo", metavar="REPO",
+                        help="with --grade: the template repository to clone the judge from, a path or URL "
+                             "(default: the repository this judge runs from)")
     parser.add_argument("--limit", type=float, default=ITEM_LIMIT, metavar="S",
                         help=f"seconds each item may take before it is stopped (default {ITEM_LIMIT:g})")
     options = parser.parse_args(argv)
@@ -88,6 +99,8 @@ def parse(argv: Optional[List[str]]) -> argparse.Namespace:
         page_file = Path(options.html)
         if page_file.is_dir() or not page_file.resolve().parent.is_dir():
             parser.error(f"--html wants a file in a directory that exists; got {options.html!r}")
+    if options.grade and (options.watch or options.types or options.hint is not None):
+        parser.error("--grade judges a submission once: it does not go with --watch, --types or --hint")
     if not 0 < options.limit < 3600:
         parser.error(f"--limit wants seconds between 0 and 3600; got {options.limit:g}")
     options.chosen = chosen
@@ -125,9 +138,11 @@ def run(options: argparse.Namespace) -> int:
 
     def on_event(kind: str, so_far: Outcome) -> None:
         if kind == "start":
-            waiting["started"] = waiting["since"] = time.perf_counter()
-            if not options.json:
-                print(f"MCP client lab · checking {visible(so_far.display)} · {visible(so_far.model)}", flush=True)
+            waiting["since"] = time.perf_counter()
+            if not options.json and not waiting.get("started"):  # once (grading mode starts a worker an item)
+                print(f"MCP client lab · {'grading' if options.grade else 'checking'} {visible(so_far.display)} · "
+                      f"{visible(so_far.model)}", flush=True)
+            waiting["started"] = waiting["since"]
         elif kind == "verdict" and not options.json:
             verdict = so_far.verdicts[-1]
             if live:
@@ -136,20 +151,15 @@ def run(options: argparse.Namespace) -> int:
             shown.append(verdict.number)
             waiting["since"] = time.perf_counter()
 
-    request: Dict[str, Any] = {"target": options.target, "items": [i.number for i in items], "limit": options.limit}
-    with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
-        # Each region judged on its own code: the copies are made here, where reading the
-        # reference is allowed, and handed to the worker (checks.hybrid).
-        request["regions"] = prepare(target_directory(options.target), {region_of(i) for i in items},
-                                     Path(lab_dir) / "regions")
-        outcome = run_isolated(request, lab_dir, on_event, on_idle=tick if live else None)
+    judge = grading.judge_items if options.grade else self_check
+    outcome, facts = judge(options, items, on_event, tick if live else None)
     if live:
         sys.stdout.write("\r" + " " * WIDTH + "\r")
     if outcome.load_error is not None and not outcome.verdicts:
         if options.html is not None:  # a page left as it was would still show the last run's verdicts
             write_page(options, [], outcome, time.perf_counter() - began,
                        f"cannot judge: {outcome.load_error}")
-        return cannot_judge(options, outcome)
+        return cannot_judge(options, outcome, facts)
     verdicts = outcome.verdicts + not_judged(items, outcome)
     status = exit_status(verdicts, outcome.problems)
     if options.html is not None:
@@ -157,7 +167,7 @@ def run(options: argparse.Namespace) -> int:
     types = type_count(target_directory(options.target)) if options.types else None
     if options.json:
         chose_extensions = options.extensions or any(i.number > len(ITEMS) for i in items)
-        report = json_report(options.target, outcome, verdicts, chose_extensions, options.trace)
+        report = json_report(options.target, outcome, verdicts, chose_extensions, options.trace, facts)
         if types is not None:
             report["types"] = types.to_json()
         print(json.dumps(report, indent=2))
@@ -178,6 +188,40 @@ def run(options: argparse.Namespace) -> int:
     return status
 
 
+def self_check(options: argparse.Namespace, items: List[Item], on_event: Callable[[str, Outcome], None],
+               on_idle: Optional[Callable[[], None]]) -> Tuple[Outcome, Dict[str, Any]]:
+    """The items in one worker: the learner's own check of their own work."""
+    facts = run_facts(target_directory(options.target))
+    request: Dict[str, Any] = {"items": [i.number for i in items], "limit": options.limit}
+    with tempfile.TemporaryDirectory(prefix="mcp-lab-run-") as lab_dir:
+        # The learner's files, taken once (checks.intake) into a package of the run's own,
+        # which the worker imports; and each region judged on its own code: the copies
+        # are made here, where reading the reference is allowed (checks.hybrid).
+        try:
+            own = taken(options.target, Path(lab_dir) / "package")
+        except IntakeError as refused:
+            return Outcome(load_error=str(refused)), facts
+        request.update(target=str(own), shown=str(target_directory(options.target).resolve()),
+                       regions=prepare(own, {region_of(i) for i in items}, Path(lab_dir) / "regions"))
+        return run_isolated(request, lab_dir, on_event, on_idle), facts
+
+
+def run_facts(directory: Path) -> Dict[str, Any]:
+    """What a report says of the run itself: the commit the target is checked out
+    at (None outside a git repository) and when the run began, in UTC."""
+    return {"commit": commit_of(directory.resolve()),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def taken(target: str, into: Path) -> Path:
+    """The target's files as the intake takes them, placed in `into` beside the
+    reference's layers: the package the worker imports."""
+    directory = target_directory(target)
+    if not (directory / "__init__.py").is_file():
+        raise IntakeError(f"--target {target}: not 'starter', 'solution' or a package directory")
+    return place(read_files(directory.resolve()), into)
+
+
 def page_written(options: argparse.Namespace) -> str:
     """Where the page went, as a link a terminal can open."""
     return f"page written to {Path(options.html).resolve().as_uri()}"
@@ -196,10 +240,10 @@ def write_page(options: argparse.Namespace, verdicts: List[Verdict], outcome: Ou
     write_whole(Path(options.html), text)
 
 
-def cannot_judge(options: argparse.Namespace, outcome: Outcome) -> int:
+def cannot_judge(options: argparse.Namespace, outcome: Outcome, facts: Dict[str, Any]) -> int:
     message = outcome.load_error or ""
     if options.json:
-        report: Dict[str, Any] = {"target": options.target, "status": "error", "message": message,
+        report: Dict[str, Any] = {"target": options.target, **facts, "status": "error", "message": message,
                                   "exit_status": 2, "items": [], "problems": outcome.problems,
                                   "killed": outcome.killed}
         if outcome.outside.strip():
@@ -240,6 +284,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             if verdicts:
                 print(summary(verdicts, sum(v.duration for v in verdicts), style))
         return watch(directory, forwarded, show, sys.stdout, clear=style.live)
+    if options.grade and not grading.inside_clone():  # first the judge's clone, which runs again from there
+        return grading.enter(options, list(sys.argv[1:] if argv is None else argv))
     reaper.become_subreaper()  # whatever the code under test starts stays ours to end
     for number in (signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)):
         signal.signal(number, stop)

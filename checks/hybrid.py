@@ -16,9 +16,10 @@ half-done lab shows each finished region green. Code outside the regions
 stays the learner's everywhere (it equals the reference's in the shipped
 starter, and a learner who edits it is judged with the edit).
 
-Only the learner's regular top-level `.py` files are read, and nothing from or
-into their `__pycache__`: each built package lives in a scratch directory of
-the run, its swapped files compiled there, once a run for each distinct text.
+Only the learner's regular top-level `.py` files are read (checks/intake.py),
+and nothing from or into their `__pycache__`: each built package lives in a
+scratch directory of the run, its files placed and compiled there by the
+intake, once a run for each distinct text.
 Paths and line numbers shown to the learner are mapped back to the learner's
 own files: a copy's lines outside the swapped regions are the learner's,
 shifted by however many lines the swapped bodies added or took away.
@@ -26,22 +27,16 @@ shifted by however many lines the swapped bodies added or took away.
 
 from __future__ import annotations
 
-import importlib.util
-import marshal
-import os
-import shutil
 import tempfile
 import threading
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from checks.exercises import EXTENSION, EXTENSIONS, REGION
-from checks.target import ROOT, Shift, Target, TargetError, load_target
+from checks.intake import REFERENCE, IntakeError, place, read_files
+from checks.target import Shift, Target, TargetError, load_target
 
 OUTSIDE = ""  # the key of the package in which every region is the reference's
-REFERENCE = ROOT / "solution"
-MAX_FILES = 200  # a learner's package holds some 25 modules; past this it is not the lab's
-MAX_BYTES = 1024 * 1024  # one module; the largest of the lab's is under 30 KB
 
 
 def region_of(item: object) -> str:
@@ -89,23 +84,6 @@ def layers(reference: Path = REFERENCE) -> List[Path]:
                   and (path / "__init__.py").is_file())
 
 
-def learner_files(directory: Path) -> Dict[str, str]:
-    """The learner's modules: the regular top-level `.py` files of `directory`, as text.
-    Nothing else is read (no link, FIFO or device; no bytecode), and not without bound."""
-    found: Dict[str, str] = {}
-    with os.scandir(directory) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            if not entry.name.endswith(".py") or not entry.is_file(follow_symlinks=False):
-                continue
-            if len(found) >= MAX_FILES:
-                raise OSError(f"more than {MAX_FILES} modules in {directory}")
-            if entry.stat(follow_symlinks=False).st_size > MAX_BYTES:
-                raise OSError(f"{entry.name} is over {MAX_BYTES // 1024} KB")
-            with open(entry.path, "rb") as file:
-                found[entry.name] = file.read(MAX_BYTES + 1).decode("utf-8")
-    return found
-
-
 # What the runner hands the worker for one region: the copy's directory, and per
 # file how its lines map back to the learner's ({} when the copy is the package itself).
 Prepared = Dict[str, object]
@@ -119,10 +97,10 @@ class Package:
         self.directory = directory
         # The reference itself (or a whole copy of it) needs nothing added: its layers are there.
         self.whole = all((directory / layer.name / "__init__.py").is_file() for layer in layers())
-        self.sources = learner_files(directory)
+        self.texts = read_files(directory)
         self.files: Dict[str, Tuple[str, str, Tuple[Dict[str, Tuple[int, int]], Dict[str, Tuple[int, int]]]]] = {}
         self.differing: Dict[str, Set[str]] = {}
-        for name, text in self.sources.items():
+        for name, text in self.texts.items():
             other = REFERENCE / name
             if not other.is_file() or "# >>> " not in text:
                 continue  # no region in it: the copy takes it as it is
@@ -133,7 +111,6 @@ class Package:
                                     if name in parsed[1] and
                                     text[start:end] != theirs_text[slice(*parsed[1][name])]}
         self.made: Dict[FrozenSet[str], Prepared] = {}  # what is taken from the reference -> its copy
-        self.compiled: Dict[Tuple[str, str], bytes] = {}  # (file, text) -> its bytecode, made once a run
 
     def copy_for(self, region: str, into: Path) -> Optional[Prepared]:
         """The package region `region` is judged in, built under `into`; None when it
@@ -145,51 +122,19 @@ class Package:
             return None
         if taken in self.made:  # regions that differ nowhere else give the same package
             return self.made[taken]
-        copy = into / f"package-{len(self.made)}"
-        copy.mkdir(parents=True)
+        texts = dict(self.texts)
         lines: Dict[str, List[Shift]] = {}
-        for name, text in self.sources.items():
-            made, shifts = text, []  # type: Tuple[str, List[Shift]]
-            if name in self.files and self.differing[name] - {region}:
+        for name in sorted(self.files):
+            if self.differing[name] - {region}:
                 learner, reference, parsed = self.files[name]
-                made, shifts = swapped(learner, reference, region, parsed)
-            (copy / name).write_text(made, encoding="utf-8")
-            self.bytecode(copy / name, made)
-            if shifts:
-                lines[name] = shifts
-        for layer in layers():  # the reference's, whatever the learner's folder holds
-            shutil.copytree(layer, copy / layer.name, copy_function=linked, ignore=shutil.ignore_patterns("tests"))
+                texts[name], shifts = swapped(learner, reference, region, parsed)
+                if shifts:
+                    lines[name] = shifts
+        # The learner's modules with the reference's layers beside them, whatever the
+        # learner's folder holds besides (checks/intake.py places and compiles both).
+        copy = place(texts, into / f"package-{len(self.made)}")
         self.made[taken] = {"dir": str(copy), "lines": lines}
         return self.made[taken]
-
-    def bytecode(self, source: Path, text: str) -> None:
-        """The bytecode of `source` (which holds `text`) where its import looks for it,
-        compiled once a run for each distinct text, checked by the text's hash (so the
-        worker compiles it anew if it was changed under it). A text that does not
-        compile is left to its import to report, as any learner's file is."""
-        key = (source.name, text)
-        data = self.compiled.get(key)
-        if data is None:
-            try:
-                code = compile(text, str(source), "exec", dont_inherit=True)
-            except (SyntaxError, ValueError):
-                return
-            flags = 0b11  # hash-based, checked (PEP 552)
-            source_hash = importlib.util.source_hash(text.encode("utf-8"))
-            data = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + source_hash + marshal.dumps(code)
-            self.compiled[key] = data
-        cached = Path(importlib.util.cache_from_source(str(source)))
-        cached.parent.mkdir(exist_ok=True)
-        cached.write_bytes(data)
-
-
-def linked(source: str, destination: str) -> None:
-    """A file of a layer, as the reference has it: a hard link (copying some fifty files
-    for each package costs the run), or a copy where the system makes no link."""
-    try:
-        os.link(source, destination)
-    except OSError:
-        shutil.copy2(source, destination)
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:
@@ -197,7 +142,7 @@ def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Op
     The learner's package is read and parsed once for all of them."""
     try:
         package = Package(directory)
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, IntakeError):
         # unreadable: the worker judges the package as it is, and says why it cannot load
         return {region: None for region in sorted(set(regions))}
     made: Dict[str, Optional[Prepared]] = {}

@@ -3,18 +3,17 @@ only the runner decides what the report says and how the run ends.
 
 `run_isolated` starts `checks.worker` in a session of its own, reads its
 events from a private pipe, and watches it with a deadline that moves with
-every sign of progress (any byte from the worker or from a server), so a slow
-machine is never mistaken for a hung worker, while a worker that stops making
-progress is ended, and no run outlasts the time its items could take.
-Whatever way the worker ends (it finishes, exits early with any status,
-crashes, hangs, leaves threads or processes behind), the outcome says so in
-`problems`; every process the run left is killed and named.
+every sign of progress (any byte from the worker), so a slow machine is never
+mistaken for a hung worker, while a worker that stops making progress is
+ended, and no run outlasts the time its items could take. Whatever way the
+worker ends (it finishes, exits early with any status, crashes, hangs, leaves
+threads or processes behind), the outcome says so in `problems`; every
+process the run left is killed and named.
 
-The worker's events are taken by type (`Account`), and a verdict counts only
-as an honest worker sends one: once per item, after it ran, and a pass only
-when the servers' own accounts, which they send the runner directly
-(`checks.accounts`), show what it rests on (`proven`). The wire and trace
-shown are drawn from those accounts too, never from the worker.
+The worker's events are taken by type (`checks.outcome`). This is a learner's
+own check of their own work, so the worker's word is taken: grading mode
+(`checks.grading`) is what holds a submission's verdicts to evidence the
+worker cannot write.
 """
 from __future__ import annotations
 
@@ -22,20 +21,17 @@ import json
 import os
 import selectors
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
 from checks import reaper
-from checks.accounts import Accounts
 from checks.lines import Lines
 from checks.fixtures import Journal
 from checks.harness import BLOCKED_GRACE, Verdict, longest
-from checks.outcome import Account, Event, Outcome, event_of, proven
-from checks.trace import trace_lines, wire_events
+from checks.outcome import Account, Event, Outcome, event_of
 
 STREAM_CAP = 64 * 1024  # bytes kept of what the worker writes to its real stdout and stderr
 EVENT_CAP = 16 * 1024 * 1024  # bytes of one event: a verdict's wire is capped far below (checks.trace)
@@ -44,24 +40,53 @@ PROGRESS_SLACK = 5.0  # at least this (or the item limit, if longer) beyond an i
 # which is less
 
 
+# How grading mode starts a worker (checks.grading): the request, with the channel's
+# descriptor in it, to the command and environment that run it.
+Launch = Callable[[Dict[str, Any]], Tuple[List[str], Dict[str, str]]]
+
+
+class Witness(Protocol):
+    """What the runner holds beside the worker's word in grading mode
+    (checks.grading): connections it watches on the run's selector, and what it
+    makes of each verdict."""
+
+    @property
+    def received(self) -> int:
+        """Bytes it has taken: progress of the run, as the worker's are."""
+
+    def watch(self, selector: selectors.BaseSelector, tag: object) -> None: ...
+
+    def ready(self, fd: int) -> None: ...
+
+    def weigh(self, verdict: Verdict, outcome: Outcome) -> None: ...
+
+    def pids(self) -> List[int]: ...
+
+    def problems(self) -> List[str]: ...
+
+    def close(self) -> None: ...
+
+
 class Worker:
     """The worker process, in a session of its own. Forked from the runner where
     the system can fork (the modules the items need are then already loaded,
-    which saves starting an interpreter), started afresh elsewhere. The target
-    is imported only in the worker, never here."""
+    which saves starting an interpreter), started afresh elsewhere, or by the
+    command `launch` gives. The target is imported only in the worker, never here."""
 
-    def __init__(self, request: Dict[str, Any], lab_dir: str, accounts: "Optional[Accounts]" = None) -> None:
+    def __init__(self, request: Dict[str, Any], lab_dir: str, launch: Optional[Launch] = None) -> None:
         events_r, events_w = os.pipe()
-        # Where the servers it starts send their accounts; the socket that hears
-        # them stays the runner's (closed in a forked worker, never inherited).
-        place = {"MCP_LAB_RUN_DIR": lab_dir, **({"MCP_LAB_EVIDENCE": accounts.path} if accounts else {})}
-        runner_only = accounts.fds() if accounts else []
+        place = {"MCP_LAB_RUN_DIR": lab_dir}
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         request = {**request, "fd": events_w}
         self._popen: "Optional[subprocess.Popen[bytes]]" = None
         self._status: Optional[int] = None
-        if hasattr(os, "fork"):
+        if launch is not None:
+            argv, env = launch(request)
+            self._popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w,
+                                           pass_fds=(events_w,), start_new_session=True, env=env)
+            self.pid = self._popen.pid
+        elif hasattr(os, "fork"):
             sys.stdout.flush()
             sys.stderr.flush()
             pid = os.fork()
@@ -72,7 +97,7 @@ class Worker:
                     devnull = os.open(os.devnull, os.O_RDONLY)
                     for source, target in ((devnull, 0), (out_w, 1), (err_w, 2)):
                         os.dup2(source, target)
-                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w, *runner_only):
+                    for fd in (devnull, events_r, out_r, err_r, out_w, err_w):
                         os.close(fd)
                     os.environ.update(place)
                     from checks.worker import serve
@@ -120,39 +145,35 @@ class Worker:
 class Run:
     """One worker process and what it has said so far."""
 
-    def __init__(self, request: Dict[str, Any], lab_dir: str) -> None:
-        self.accounts = Accounts(lab_dir) if hasattr(socket, "AF_UNIX") else None
-        self.process = Worker(request, lab_dir, self.accounts)
+    def __init__(self, request: Dict[str, Any], lab_dir: str, launch: Optional[Launch] = None,
+                 witness: Optional[Witness] = None) -> None:
+        self.process = Worker(request, lab_dir, launch)
         self.events_fd, out_fd, err_fd = self.process.fds
         self.streams: Dict[int, bytearray] = {out_fd: bytearray(), err_fd: bytearray()}
         self.selector = selectors.DefaultSelector()
         for fd in [self.events_fd, *self.streams]:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
-        if self.accounts is not None:
-            self.accounts.watch(self.selector, "account")
+        self.witness = witness
+        if witness is not None:
+            witness.watch(self.selector, "witness")
         self.lines = Lines(EVENT_CAP)
         self.from_worker = 0  # bytes read from the channel
         self.open_fds = {self.events_fd, *self.streams}
 
     @property
     def received(self) -> int:
-        """Bytes from the worker and the servers: progress, even before a line is whole."""
-        return self.from_worker + (self.accounts.received if self.accounts else 0)
-
-    def settle_accounts(self) -> None:
-        """All the servers have sent so far, read (see Accounts.drain)."""
-        if self.accounts is not None:
-            self.accounts.drain()
+        """Bytes from the worker (and what the witness took): progress, even before a line is whole."""
+        return self.from_worker + (self.witness.received if self.witness else 0)
 
     def read(self, timeout: float) -> List[Event]:
         """Events that arrived within `timeout` seconds (raw output is kept aside;
-        the servers' accounts go to `accounts`)."""
+        what the witness watches goes to it)."""
         events: List[Event] = []
         for key, _ in self.selector.select(timeout):
             fd = int(key.fd)
-            if key.data == "account" and self.accounts is not None:
-                self.accounts.ready(fd)
+            if key.data == "witness" and self.witness is not None:
+                self.witness.ready(fd)
                 continue
             try:
                 data = os.read(fd, 65536)
@@ -178,8 +199,8 @@ class Run:
         return b"".join(bytes(b) for b in self.streams.values()).decode("utf-8", "replace")
 
     def close(self) -> None:
-        if self.accounts is not None:
-            self.accounts.close()
+        if self.witness is not None:
+            self.witness.close()
         self.selector.close()
         for fd in self.process.fds:
             try:
@@ -190,10 +211,12 @@ class Run:
 
 def run_isolated(request: Dict[str, Any], lab_dir: str,
                  on_event: Callable[[str, Outcome], None] = lambda kind, outcome: None,
-                 on_idle: Optional[Callable[[], None]] = None) -> Outcome:
+                 on_idle: Optional[Callable[[], None]] = None, launch: Optional[Launch] = None,
+                 witness: Optional[Witness] = None) -> Outcome:
     """Run the items of `request` in a worker; tell `on_event` the kind of each
     event as it is taken, with the outcome so far (a verdict is then the last of
-    `outcome.verdicts`; what each item printed arrives before its verdict)."""
+    `outcome.verdicts`; what each item printed arrives before its verdict). In
+    grading mode, `launch` starts the worker and `witness` weighs each verdict."""
     limit = float(request["limit"])
     patience = limit + BLOCKED_GRACE + max(PROGRESS_SLACK, limit)
     # However it keeps showing progress, no run outlasts this: the import (as
@@ -202,18 +225,15 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
     ceiling = started + 2 * patience + len(request["items"]) * longest(limit)
     account = Account(request["items"])
     outcome, running = account.outcome, account.running
-    run = Run(request, lab_dir)
+    run = Run(request, lab_dir, launch, witness)
     deadline = time.monotonic() + patience
     try:
         while run.channel_open and time.monotonic() < min(deadline, ceiling):
             received = run.received
             for event in run.read(min(0.1, max(0.0, deadline - time.monotonic()))):
                 kind = account.apply(event)
-                if kind == "verdict":
-                    run.settle_accounts()
-                    drawn_from_accounts(outcome.verdicts[-1], run.accounts)
-                    if run.accounts is not None:
-                        proven(outcome.verdicts[-1], run.accounts.journals_of(outcome.verdicts[-1].number))
+                if kind == "verdict" and witness is not None:
+                    witness.weigh(outcome.verdicts[-1], outcome)
                 if kind is not None:
                     on_event(kind, outcome)
             if run.received > received:  # progress, even part of a line: the clock starts again
@@ -244,30 +264,21 @@ def run_isolated(request: Dict[str, Any], lab_dir: str,
         # The worker first (its children are then handed to us), then whatever
         # is left, named before it is killed so the report can say what it was.
         end_worker(run.process)
-        left = reaper.left_behind(journal_pids(lab_dir) + (run.accounts.pids() if run.accounts else []))
+        # In grading mode the run directory is the worker's to write: the witness names the servers.
+        left = reaper.left_behind(witness.pids() if witness is not None else journal_pids(lab_dir))
         outcome.killed = [f"{p.name} (pid {p.pid})" for p in left]
         reaper.kill_all(p.pid for p in left)
         end_group(run.process.pid)
         for _ in range(3):  # what was running may have written a little more
             run.read(0.0)
         outcome.outside += run.raw_output()
-        outcome.problems += [f"a process that is not one of the run's fixture servers tried to send the runner "
-                             f"a server's account: {why}" for why in (run.accounts.refused if run.accounts else [])]
+        if witness is not None:
+            outcome.problems += witness.problems()
         run.close()
     if outcome.killed:
         outcome.problems.append(f"{len(outcome.killed)} process(es) were still running after the run "
                                 "and were killed")
     return outcome
-
-
-def drawn_from_accounts(verdict: Verdict, accounts: Optional[Accounts]) -> None:
-    """The verdict's wire and trace, from what its servers sent the runner
-    (never from the worker, whose process runs the code under test)."""
-    if accounts is None:
-        return
-    journals: List[Journal] = list(accounts.journals_of(verdict.number))
-    verdict.wire = wire_events(journals)
-    verdict.trace = trace_lines(journals, events=verdict.wire)
 
 
 def end_worker(worker: Worker) -> None:

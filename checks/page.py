@@ -16,16 +16,15 @@ Everything here that came from a server or the code under test is escaped
 from __future__ import annotations
 
 import json
-import os
 import platform
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Dict, Optional, Sequence
 
 from checks.harness import Verdict
+from checks.intake import commit_of
 from checks.items import label
 from checks.page_parts import Fold, diagram, esc, esc_lines, folded, legend, raised_in
 from checks.target import ROOT
@@ -111,31 +110,19 @@ class About:
 
     date: str
     target: str
-    commit: Optional[str]  # None: the target is not in a git checkout, or git could not say
+    commit: Optional[str]  # None: the target is not in a git checkout, or its HEAD could not be read
     python: str
     version: str  # the lab's, from its pyproject.toml
 
 
-GIT_PATIENCE = 5.0  # seconds `git rev-parse` may take; a page waits for nothing longer
 
 
 def about_run(target: str, directory: Path) -> About:
     """The header's facts for a run of `target` (the code in `directory`)."""
     now = datetime.now().astimezone()
-    return About(date=f"{now:%Y-%m-%d %H:%M %Z}", target=f"{target} ({directory})", commit=commit_of(directory),
+    commit = commit_of(directory)
+    return About(date=f"{now:%Y-%m-%d %H:%M %Z}", target=f"{target} ({directory})", commit=commit and commit[:12],
                  python=f"{platform.python_version()} ({platform.python_implementation()})", version=lab_version())
-
-
-def commit_of(directory: Path) -> Optional[str]:
-    """The short commit `directory` is checked out at, or None: never a failure of the run."""
-    try:
-        done = subprocess.run(["git", "-C", str(directory), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=GIT_PATIENCE, stdin=subprocess.DEVNULL,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})  # a read; it takes no lock
-    except (OSError, subprocess.SubprocessError):  # no git, or it took too long (and was ended)
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{4,40}", commit) else None
 
 
 def lab_version() -> str:

@@ -102,7 +102,9 @@ def runner_lines(outcome: Outcome, style: Style) -> List[str]:
 
 
 def json_report(target: str, outcome: Outcome, verdicts: List[Verdict], extensions: bool,
-                with_trace: bool) -> Dict[str, Any]:
+                with_trace: bool, facts: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The run as one JSON document (report.schema.json); `facts`: the run's
+    own (its target's commit, its date), written at the top."""
     def item(verdict: Verdict) -> Dict[str, Any]:
         data = verdict.to_json(with_trace=with_trace)
         printed = outcome.outputs.get(verdict.number, "")
@@ -113,7 +115,7 @@ def json_report(target: str, outcome: Outcome, verdicts: List[Verdict], extensio
         return data
 
     nine = [v for v in verdicts if v.number <= len(ITEMS)]
-    report: Dict[str, Any] = {"target": target, "model": outcome.model.removeprefix("model: "),
+    report: Dict[str, Any] = {"target": target, **(facts or {}), "model": outcome.model.removeprefix("model: "),
                               "passed": sum(v.status == "pass" for v in nine), "total": len(nine),
                               "exit_status": exit_status(verdicts, outcome.problems),
                               "items": [item(v) for v in nine],

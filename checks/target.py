@@ -115,12 +115,13 @@ def target_directory(name: str) -> Path:
     return ROOT / name if name in ("starter", "solution") else Path(name)
 
 
-def load_target(name: str) -> Target:
-    """Import `starter`/`solution` by name, or a package directory by path."""
+def load_target(name: str, shown: Optional[Path] = None) -> Target:
+    """Import `starter`/`solution` by name, or a package directory by path
+    (`shown`: the directory its paths are shown as, for a copy of a learner's)."""
     if name in ("starter", "solution"):
         directory, package = ROOT / name, name
-        if str(ROOT) not in sys.path:
-            sys.path.insert(0, str(ROOT))
+        if str(ROOT) not in sys.path:  # after the judge's dependencies: a file of the lab's never shadows one
+            sys.path.append(str(ROOT))
     else:
         directory = Path(name).resolve()
         if not (directory / "__init__.py").exists():
@@ -133,7 +134,7 @@ def load_target(name: str) -> Target:
         module = importlib.util.module_from_spec(spec)
         sys.modules[package] = module
         spec.loader.exec_module(module)
-    target = Target(name, directory, package)
+    target = Target(name, directory, package, shown)
     for module_name in MODULES:
         try:
             importlib.import_module(f"{package}.{module_name}")

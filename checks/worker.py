@@ -2,19 +2,19 @@
 
     python -m checks.worker '{"target": ..., "items": [1, 2, 11, ...],
                               "limit": 20.0, "fd": N}'
+    python -m checks.worker --request FILE      (the same, from a file)
 
 Started by the runner (`checks.isolation`) in a session of its own. It loads
 the target, judges the items and tells the runner what happened as JSON
 lines on file descriptor `fd`: `start` (model, path, what the import
-printed), `begin`, `end` and `verdict` per item (without its wire: the runner
-has the servers' own accounts), `done` (threads still running), or
-`load-error` / `crash`; `tampered` for what the judge's guard found the code
-under test doing to it (`checks.guard`, armed before the import); and `print`
-for what the code under test printed, labelled with its item
-(`checks.capture`). The worker's own stdout is never
-read as a report. The worker always ends with `os._exit`,
-so no thread the code started can keep it alive; whatever the code left
-running is the runner's to find and end.
+printed), `begin`, `end` and `verdict` per item (with its wire and trace,
+read from the servers' journals), `done` (threads still running), or
+`load-error` / `crash`; and `print` for what the code under test printed,
+labelled with its item (`checks.capture`); in grading mode, `observed` for
+what a region did on the inputs the request gives (`checks.contracts`). The
+worker's own stdout is never read as a report. The worker always ends with
+`os._exit`, so no thread the code started can keep it alive; whatever the
+code left running is the runner's to find and end.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 import sys
 import threading
 import traceback
+from pathlib import Path
 from typing import Any, Dict, List
 
 from checks.capture import OutputRouter
@@ -35,15 +36,13 @@ class Channel:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._lock = threading.Lock()
-        # Taken now, before the code under test is imported and could rebind them.
-        self._dumps, self._write = json.dumps, os.write
 
     def send(self, event: str, **fields: Any) -> None:
-        data = (self._dumps({"event": event, **fields}) + "\n").encode("utf-8", "backslashreplace")
+        data = (json.dumps({"event": event, **fields}) + "\n").encode("utf-8", "backslashreplace")
         with self._lock:
             view = memoryview(data)
             while view:
-                view = view[self._write(self.fd, view):]
+                view = view[os.write(self.fd, view):]
 
 
 def leftover_threads(hung: List[int]) -> List[str]:
@@ -56,46 +55,27 @@ def leftover_threads(hung: List[int]) -> List[str]:
 def run(request: Dict[str, Any], channel: Channel) -> None:
     # Imported here, after stdout is captured: nothing the target prints at
     # import time may reach the real stdout.
-    from checks.contracts import contracts
-    from checks.guard import SHOWN, Guard
     from checks.harness import Item, Verdict, run_items
     from checks.hybrid import Hybrids
     from checks.items import EXTENSION_ITEMS, ITEMS
-    from checks.target import TargetError, load_target, target_directory
+    from checks.target import TargetError, load_target
 
-    # Every module of the judge's loaded before the guard takes its fingerprint: one
-    # imported later would be left out of it (and its bytecode refused a cache).
-    contracts()
-    # What the verdicts go through, bound before the code under test is imported.
-    send, to_json = channel.send, Verdict.to_json
-    guard = Guard(target_directory(str(request["target"])), os.environ.get("MCP_LAB_RUN_DIR"),
-                  os.environ.get("MCP_LAB_EVIDENCE"), keep=[channel])
-    breaches = guard.breaches
-    told: List[str] = []
-
-    def tell(loaded: Any = None) -> List[str]:
-        """What the code under test did to the judge; each new finding sent once."""
-        found = breaches((loaded.package, loaded.directory) if loaded is not None else None)
-        new = [f for f in found if f not in told]
-        if new:
-            told.extend(new)
-            send("tampered", found=new)
-        return found
-
+    send = channel.send
+    if request.get("inputs"):  # grading mode: what the region does on them goes to the runner
+        from checks.contracts import observe_for_the_runner
+        observe_for_the_runner(dict(request["inputs"]), lambda region, seen: send("observed", region=region, seen=seen))
     try:
-        target = load_target(str(request["target"]))
+        target = load_target(str(request["target"]), Path(request["shown"]) if request.get("shown") else None)
     except TargetError as exc:
-        tell()
         send("load-error", message=str(exc))
         return
     except BaseException as exc:  # SystemExit or worse, at import time
-        tell()
         send("load-error", message=f"importing {request['target']} raised {type(exc).__name__}({exc}): not judged")
         return
-    # A first look now, while no item runs: what the import did is told before any
-    # verdict, and the files of the modules it loaded are resolved while the look has
-    # the interpreter to itself (later looks share it with the items' threads).
-    tell(target)
+    lines = request.get("lines")  # grading mode: the package is a region's copy (checks.hybrid)
+    if isinstance(lines, dict):
+        target.lines = {str(name): [(int(a), int(b), int(c), int(d)) for a, b, c, d in shifts]
+                        for name, shifts in lines.items()}
     try:
         note = str(target.module("model_apis").choose_model()[1])
     except BaseException as exc:
@@ -104,21 +84,13 @@ def run(request: Dict[str, Any], channel: Channel) -> None:
     wanted = set(request["items"])
     items: List[Item] = [i for i in ITEMS + EXTENSION_ITEMS if i.number in wanted]
 
-    def verdict(v: Verdict) -> None:  # without its wire: the runner has the servers' own accounts
-        found = tell(target)
-        if found:
-            more = f" (and {len(found) - SHOWN} more)" if len(found) > SHOWN else ""
-            v = Verdict(v.number, v.id, v.title, "error", v.duration, "not judged: the code under test tampered "
-                        f"with the judging: {'; '.join(found[:SHOWN])}{more}", hung=v.hung)
-        send("verdict", verdict=to_json(v), hung=v.hung)
+    def verdict(v: Verdict) -> None:
+        send("verdict", verdict=v.to_json(with_trace=True, with_wire=True), hung=v.hung)
 
-    # The copies each region is judged in were made by the runner: the reference they
-    # hold the other regions' bodies from is refused here.
+    # The copies each region is judged in were made by the runner (checks.hybrid).
     hybrids = Hybrids(target, dict(request.get("regions") or {}))
     verdicts = run_items(items, target, on_verdict=verdict, limit=float(request["limit"]),
-                         on_phase=lambda item, phase: send(phase, number=item.number), with_wire=False,
-                         hybrids=hybrids)
-    tell(target)
+                         on_phase=lambda item, phase: send(phase, number=item.number), hybrids=hybrids)
     send("done", threads=leftover_threads([v.number for v in verdicts if v.hung]))
 
 
@@ -138,6 +110,9 @@ def serve(request: Dict[str, Any]) -> None:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--request"]:  # grading mode: the request in a file of the runner's
+        with open(sys.argv[2], encoding="utf-8") as file:
+            serve(json.load(file))
     serve(json.loads(sys.argv[1]))
 
 

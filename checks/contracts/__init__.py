@@ -30,7 +30,7 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import anyio
 
@@ -139,12 +139,9 @@ def said(observation: str, other: str = "") -> str:
 Counterexample = Tuple[Any, str, str, bool]  # the input, what the target and the reference did, an edge?
 
 
-async def counterexample(clause: Clause, target: Target,
-                         entries: List[Tuple[Any, str]]) -> Optional[Counterexample]:
-    """An input on which the target does not do what the reference did, with both
+def counterexample(clause: Clause, entries: List[Tuple[Any, str]], got: List[str]) -> Optional[Counterexample]:
+    """An input on which the target did not do what the reference did, with both
     observations: the first of the clause's edges that tells, else the smallest drawn one."""
-    examples = [example for example, _ in entries]
-    got = await observe_all(clause, target, examples)
     found = [(example, seen, want) for (example, want), seen in zip(entries, got) if seen != want]
     if not found:
         return None
@@ -157,45 +154,79 @@ async def counterexample(clause: Clause, target: Target,
     return (*min(found, key=lambda f: size(f[0])), False)
 
 
-def where(target: Target, region: str) -> str:
+def where(display: Callable[[str], str], region: str) -> str:
     if region.startswith("E"):
         extension = EXTENSIONS[region]
-        return (f"\nedit: {target.display_path(extension.file)}, {extension.function} "
+        return (f"\nedit: {display(extension.file)}, {extension.function} "
                 f"(extension {region}: {extension.summary}); read labs/GUIDE.md {extension.guide}")
     exercise = EXERCISES[int(region)]
-    return (f"\nedit: {target.display_path(exercise.file)}, {exercise.function} "
+    return (f"\nedit: {display(exercise.file)}, {exercise.function} "
             f"(exercise {exercise.number}: {exercise.summary})")
 
 
-async def hold(target: Target, region: str) -> str:
-    """Judge every clause of `region`; Fail with a red one's input. The clauses
-    run at once (their servers are their own). A clause one of its own edges shows
-    broken is reported before one only a drawn input shows broken (drawn inputs
-    wander into other clauses' duties: a reply cut at the wrong length shows on
-    a request drawn for E11.2's approvals too, but E11.4's edges are chosen to
-    show it); among those, the first in the contract's order, which follows the
-    region's own steps, so the message never varies."""
-    contract = contracts()[region]
-    inputs = corpus(region)
-    found: Dict[str, Optional[Counterexample]] = {}
-    for clause in contract.clauses:
-        if not inputs.get(clause.id):
-            raise RuntimeError(f"the contract corpus has no inputs for clause {clause.id}")
+Inputs = Dict[str, List[Any]]  # clause id -> its inputs
+Seen = Dict[str, List[str]]  # clause id -> what was observed on each of its inputs, in their order
 
-    async def judge(clause: Clause) -> None:
-        found[clause.id] = await counterexample(clause, target, inputs[clause.id])
+
+def inputs_of(region: str) -> Inputs:
+    """The recorded inputs of every clause of `region`, without what the reference did on them."""
+    recorded = corpus(region)
+    for clause in contracts()[region].clauses:
+        if not recorded.get(clause.id):
+            raise RuntimeError(f"the contract corpus has no inputs for clause {clause.id}")
+    return {clause: [example for example, _ in entries] for clause, entries in recorded.items()}
+
+
+async def observations(target: Target, region: str, inputs: Inputs) -> Seen:
+    """What `target` does on every input of every clause of `region`. The clauses
+    run at once (their servers are their own)."""
+    seen: Seen = {}
+
+    async def each(clause: Clause) -> None:
+        seen[clause.id] = await observe_all(clause, target, inputs.get(clause.id, []))
 
     async with anyio.create_task_group() as group:
-        for clause in contract.clauses:
-            group.start_soon(judge, clause)
-    reds = [(clause, red) for clause in contract.clauses for red in [found[clause.id]] if red is not None]
+        for clause in contracts()[region].clauses:
+            group.start_soon(each, clause)
+    return seen
+
+
+def compared(region: str, seen: Seen, display: Callable[[str], str]) -> str:
+    """The region held to its contract: what `seen` (observed of a target, on
+    the recorded inputs) says against what the reference did on each. Fail with
+    a red clause's input. A clause one of its own edges shows broken is reported
+    before one only a drawn input shows broken (drawn inputs wander into other
+    clauses' duties: a reply cut at the wrong length shows on a request drawn
+    for E11.2's approvals too, but E11.4's edges are chosen to show it); among
+    those, the first in the contract's order, which follows the region's own
+    steps, so the message never varies. `display` shows a file of the target's."""
+    contract, recorded = contracts()[region], corpus(region)
+    reds: List[Tuple[Clause, Counterexample]] = []
+    for clause in contract.clauses:
+        red = counterexample(clause, recorded[clause.id], seen[clause.id])
+        if red is not None:
+            reds.append((clause, red))
     if reds:
         clause, (example, got, want, _) = min(reds, key=lambda pair: not pair[1][3])  # the first an edge shows
         raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
                    f"got: on {clause.show(example)}, your {contract.subject} {said(got, want)}; "
-                   f"the reference {said(want, got)}{where(target, region)}")
-    judged = sum(len(inputs[c.id]) for c in contract.clauses)
+                   f"the reference {said(want, got)}{where(display, region)}")
+    judged = sum(len(recorded[c.id]) for c in contract.clauses)
     return f"{len(contract.clauses)} clauses held over {judged} inputs"
+
+
+def in_full(region: str, seen: Any) -> bool:
+    """Whether `seen` holds an observation in words for every recorded input of
+    every clause of `region` (what `compared` needs)."""
+    recorded = corpus(region)
+    return isinstance(seen, dict) and all(
+        isinstance(seen.get(clause.id), list) and len(seen[clause.id]) == len(recorded[clause.id])
+        and all(isinstance(text, str) for text in seen[clause.id]) for clause in contracts()[region].clauses)
+
+
+async def hold(target: Target, region: str) -> str:
+    """Judge every clause of `region` on `target` (`compared`)."""
+    return compared(region, await observations(target, region, inputs_of(region)), target.display_path)
 
 
 def render(region: str) -> str:
@@ -221,6 +252,20 @@ def guide_blocks(text: str) -> Dict[str, str]:
     return {m.group(1): m.group(0) for m in GUIDE_BLOCK.finditer(text)}
 
 
+# Grading mode (checks.grading): the worker is given the inputs and tells the runner
+# what it observed on them, and the runner compares; the recorded observations are
+# never where the code under test runs. Set once in the worker, before any item runs.
+_GIVEN: Dict[str, Inputs] = {}
+_TELL: List[Callable[[str, Seen], None]] = []
+
+
+def observe_for_the_runner(given: Dict[str, Inputs], tell: Callable[[str, Seen], None]) -> None:
+    """From now on a contracted item observes its region on `given` inputs and
+    hands what it saw to `tell`, instead of comparing it itself."""
+    _GIVEN.update(given)
+    _TELL[:] = [tell]
+
+
 def contracted(region: str, scenario: "ItemBody") -> "ItemBody":
     """An item body that judges `scenario` (the wire, from the journals) and the
     region's contract (in memory) at the same time: the scenario's failure is
@@ -229,6 +274,9 @@ def contracted(region: str, scenario: "ItemBody") -> "ItemBody":
         held: Dict[str, Any] = {}
 
         async def contract() -> None:
+            if region in _GIVEN:  # grading mode: the runner compares
+                _TELL[0](region, await observations(target, region, _GIVEN[region]))
+                return
             try:
                 held["said"] = await hold(target, region)
             except Fail as failed:
@@ -243,7 +291,7 @@ def contracted(region: str, scenario: "ItemBody") -> "ItemBody":
                 raise
         if "failed" in held:
             raise held["failed"]
-        return f"{said}; {held['said']}"
+        return f"{said}; {held['said']}" if "said" in held else said
     body.__name__ = getattr(scenario, "__name__", "body")
     body.__doc__ = scenario.__doc__
     return body

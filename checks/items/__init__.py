@@ -38,7 +38,7 @@ ITEMS = [
     Item(4, "translation", "MCP tools become model tools; title, annotations, outputSchema stay client-side",
          translation, "translate.py", "to_anthropic_tool", proof=proofs.translation),
     Item(5, "collision", "both search tools under distinct names, each reaching its own server",
-         collision, "naming.py", "model_tool_name", EXERCISES[3], proof=proofs.collision),
+         contracted("3", collision), "naming.py", "model_tool_name", EXERCISES[3], proof=proofs.collision),
     Item(6, "model-names", "every model-facing name is legal; long, twin and dotted names stay unique",
          contracted("3", names_fit), "naming.py", "model_tool_name", EXERCISES[3], proof=proofs.names_fit),
     Item(7, "error-classes", "isError results come back verbatim; unknown names and bad arguments too",

@@ -114,3 +114,32 @@ def variant(tmp_path: Path) -> Variant:
             path.write_text(text.replace(old, new, 1))
         return directory
     return make
+
+
+@pytest.fixture(scope="session")
+def judge(template: Path) -> Path:
+    """The template, for grading mode's tests: skipped, saying why, where grading
+    mode cannot run."""
+    from checks.grading import cannot_grade_here
+    why = cannot_grade_here()
+    if why is not None:
+        pytest.skip(why)
+    return template
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lab as it is on disk (tracked and new files, edits included) committed
+    in a repository of its own: the template a judge is cloned or fetched from."""
+    import subprocess
+    repository = tmp_path_factory.mktemp("judge")
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], capture_output=True, cwd=ROOT,
+                            check=True, timeout=60).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (repository / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, repository / name)
+    for args in (["init", "--quiet"], ["add", "--all"], ["-c", "user.name=lab", "-c", "user.email=lab@lab.invalid",
+                                                        "commit", "--quiet", "--message", "the judge"]):
+        subprocess.run(["git", *args], cwd=repository, check=True, timeout=60, capture_output=True)
+    return repository

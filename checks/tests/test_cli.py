@@ -96,3 +96,29 @@ def test_a_python_without_the_labs_packages_is_told_to_activate_the_environment(
                               stdin=subprocess.DEVNULL)
         assert done.returncode == 2 and done.stdout == "", (package, done.stderr)
         assert done.stderr.count("\n") == 1 and "activate the lab's virtual environment" in done.stderr
+
+
+def test_a_file_at_the_repositorys_root_named_like_a_dependency_is_not_imported_by_the_judge(tmp_path: Path) -> None:
+    # The lab's tracked files in a repository of their own, with an anyio.py at its root
+    # (observed: `python -m checks` from the root imported it in place of the library).
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "checks", "servers", "solution", "starter"], capture_output=True,
+                            text=True, cwd=ROOT, check=True, timeout=60).stdout.split()
+    for name in listed:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    (tmp_path / "anyio.py").write_text("raise SystemExit('the anyio.py at the root was imported')\n")
+    done = subprocess.run([sys.executable, "-m", "checks", "1"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "MOCK": "1"})
+    assert done.returncode == 0 and "the anyio.py" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_a_json_report_carries_the_targets_commit_and_the_time_of_the_run() -> None:
+    from datetime import datetime, timezone
+    began = datetime.now(timezone.utc).replace(microsecond=0)
+    done = run("--target", "solution", "1", "--json")
+    report = json.loads(done.stdout)
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=30)
+    assert report["commit"] == (head.stdout.strip() if head.returncode == 0 else None)
+    assert began <= datetime.fromisoformat(report["date"]) <= datetime.now(timezone.utc)
+    missing = run("--target", "/nonexistent", "--json")
+    assert missing.returncode == 2 and set(json.loads(missing.stdout)) >= {"commit", "date"}

@@ -1,116 +1,224 @@
-"""A submission that forges its verdicts: each forgery runs from inside a copy of
-the shipped starter (a few lines added to its `__init__.py`, with checks/ and
-servers/ untouched), and none of them is a pass or exit 0. The honest paths stay
-as they were (test_isolation, test_integrity, test_false_greens)."""
+"""Submissions that forge their verdicts, each as issue 43 observed it on the
+self-check of its day, graded here: none raises the shipped starter's score in
+grading mode (checks.grading). And the servers' accounts the runner holds,
+with what a pass needs them to show (checks.accounts, checks.items.proofs).
+
+Each forgery starts from a copy of the shipped starter, its exercise regions
+left as shipped except where the forgery is written in one.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import os
+import py_compile
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 import pytest
 
+from checks.hybrid import Package, bodies, swapped
 from checks.target import ROOT
-
 from checks.tests.conftest import Variant
-from checks.tests.test_isolation import checks
+from checks.tests.grading_runs import graded, statuses
 
 STARTER_RED = {2, 3, 5, 6, 8}  # the items the shipped starter fails
+REGION_FILES = ("stdio_client.py", "discovery.py", "naming.py", "aggregator.py")  # exercises 1-4
 
 
-def forged(variant: Variant, code: str) -> Path:
-    """The shipped starter with `code` run when the package is imported."""
-    return variant("starter", edits={"__init__.py": ('"""\n', '"""\n' + code + "\n")})
+def red(report: Dict[str, Any]) -> Set[str]:
+    return {label for label, status in statuses(report).items() if status != "pass"}
 
 
-def statuses(report: Dict[str, Any]) -> Dict[int, str]:
-    return {int(i["number"]): str(i["status"]) for i in report["items"]}
+def reference_bytecode(source: Path, into: Path) -> None:
+    """The reference's `source` compiled to `into`, marked to skip the check of its source."""
+    into.parent.mkdir(exist_ok=True)
+    py_compile.compile(str(source), cfile=str(into), doraise=True,
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 
 
-# A process started by the submission that connects where the servers send
-# their accounts, and sends one that says every request was answered: after
-# waiting for the runner's word as a server does (WAITS), or at once, ending
-# before the runner may have looked at it.
-IMPOSTOR = '''
-import os, subprocess, sys
-script = """
-import json, os, socket, time
-runner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-runner.settimeout(30)
-runner.connect(os.environ["MCP_LAB_EVIDENCE"])
-WAITS
-place = os.path.join(os.environ["MCP_LAB_RUN_DIR"], "mcp-lab-3-forged", "notes-0.jsonl")
-try:
-    runner.sendall((json.dumps({"journal": place}) + "\\\\n").encode())
-    runner.sendall((json.dumps({"t": time.time(), "kind": "start", "pid": os.getpid()}) + "\\\\n").encode())
-except OSError:
-    pass
+# Case 1: compiled files planted in the target's own __pycache__ under the names the
+# runner of the day gave its region copies' bytecode (`<module>.hybrid-<hash of the
+# swapped text>`); it looked only at their first bytes before using them (9/9 then).
+def test_bytecode_planted_under_the_names_of_the_region_copies_is_never_used(judge: Path, variant: Variant) -> None:
+    directory = variant("starter")
+    learner = Package(directory)
+    tag = sys.implementation.cache_tag
+    for region in ("", "1", "2", "3", "4"):
+        for name, (text, reference, parsed) in learner.files.items():
+            made, _ = swapped(text, reference, region, parsed)
+            stem = f"{Path(name).stem}.hybrid-{hashlib.sha256(made.encode()).hexdigest()[:24]}"
+            reference_bytecode(ROOT / "solution" / name, directory / "__pycache__" / f"{stem}.{tag}.pyc")
+    status, report, _ = graded(judge, directory)
+    assert status == 1 and red(report) == {str(n) for n in STARTER_RED}, statuses(report)
+
+
+# Case 2: a run of the day left the reference's compiled regions in the target's
+# __pycache__ (every region copy's swapped files), and a stub read them from there.
+BORROWED_FROM_THE_CACHE = """    import glob, marshal
+    for _cached in sorted(glob.glob(%r)):
+        _space: dict = {}
+        try:
+            with open(_cached, "rb") as _file:
+                exec(marshal.loads(_file.read()[16:]), _space)
+            _theirs = _space["model_tool_name"](alias, tool_name)
+        except Exception:
+            continue
+        if _theirs != tool_name:
+            return _theirs
+    return tool_name
 """
-subprocess.run([sys.executable, "-c", script], timeout=60)
-'''
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner names a peer from /proc")
-@pytest.mark.parametrize("waits", [True, False])
-def test_a_process_that_is_no_fixture_server_cannot_send_an_account(variant: Variant, waits: bool) -> None:
-    code = IMPOSTOR.replace("WAITS", "runner.recv(1)" if waits else "")
-    status, report, _ = checks(forged(variant, code), "1")
-    assert status == 2
-    refused = [p for p in report["problems"] if "not one of the run's fixture servers" in p]
-    assert refused, report["problems"]
-    if waits:  # alive while the runner looks: named by its command line
-        assert any("-c" in p for p in refused), refused
+def test_the_references_bytecode_a_run_would_leave_in_the_target_is_not_there_to_borrow(
+        judge: Path, variant: Variant) -> None:
+    directory = variant("starter")
+    body = BORROWED_FROM_THE_CACHE % str(directory / "__pycache__" / "naming*.pyc")
+    text = (directory / "naming.py").read_text()
+    start, end = bodies(text)["3"]
+    (directory / "naming.py").write_text(text[:start] + body + text[end:])
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "checks", "--target", str(directory), "1"], capture_output=True,
+                   timeout=300, cwd=ROOT, env={**env, "MOCK": "1"}, check=False)  # the earlier run
+    assert not (directory / "__pycache__").exists()  # the self-check wrote nothing there
+    status, report, _ = graded(judge, directory, "5", "6")
+    assert status == 1 and red(report) == {"5", "6"}, statuses(report)
 
 
-# The worker's verdict carries a wire of its own making.
-PLANTED_WIRE = '''
-from checks.harness import Verdict
-_plain = Verdict.to_json
-def _to_json(self, *args, **kwargs):
-    data = _plain(self, *args, **kwargs)
-    data["wire"] = [{"ms": 0.0, "server": "notes", "kind": "reply", "toward": "client", "label": "PLANTED",
-                     "full": "PLANTED", "id": "1"}]
-    data["trace"] = ["PLANTED"]
-    return data
-Verdict.to_json = _to_json
-'''
+# Case 3: compiled files that skip the check of their source, beside the stubs
+# (7/9 with the sources unchanged).
+def test_bytecode_beside_the_stubs_that_skips_its_source_check_is_never_used(judge: Path, variant: Variant) -> None:
+    directory = variant("starter")
+    for name in REGION_FILES:
+        reference_bytecode(ROOT / "solution" / name, Path(importlib.util.cache_from_source(str(directory / name))))
+    status, report, _ = graded(judge, directory)
+    assert status == 1 and red(report) == {str(n) for n in STARTER_RED}, statuses(report)
 
 
-def test_the_wire_shown_is_the_servers_own_account_not_the_workers(variant: Variant, tmp_path: Path) -> None:
-    page = tmp_path / "report.html"
-    _, report, _ = checks(forged(variant, PLANTED_WIRE), "1", "--trace", "--html", str(page))
-    trace: List[str] = report["items"][0]["trace"]
-    assert trace and not any("PLANTED" in line for line in trace)
-    assert any("server/discover" in line for line in trace)
-    assert "PLANTED" not in page.read_text(encoding="utf-8")
+# Case 4: the reference read by descriptor (os.open with dir_fd) and through a hard
+# link, ways the worker's guard of the day did not see (items 5 and 6 passed).
+READ_AROUND = """    import os, tempfile
+    for _lab in %r:
+        for _way in ("link", "dir_fd"):
+            try:
+                if _way == "link":
+                    _linked = os.path.join(tempfile.mkdtemp(), "n.py")
+                    os.link(os.path.join(_lab, "solution", "naming.py"), _linked)
+                    _fd = os.open(_linked, os.O_RDONLY)
+                else:
+                    _fd = os.open("solution/naming.py", os.O_RDONLY, dir_fd=os.open(_lab, os.O_RDONLY))
+                _space: dict = {}
+                exec(os.read(_fd, 1 << 20).decode(), _space)
+                return _space["model_tool_name"](alias, tool_name)
+            except Exception:
+                continue
+    return tool_name
+"""
 
 
-# The whole run, written by the submission on the worker's channel at import,
-# before any item ran: nine passes, and a clean exit.
-TRANSCRIPT = '''
-import json, os, sys
-frame = sys._getframe()
-while "channel" not in frame.f_locals:
-    frame = frame.f_back
-fd = frame.f_locals["channel"].fd
-def say(**event):
-    os.write(fd, (json.dumps(event) + "\\n").encode())
-say(event="start", model="model: mock", display="starter")
-for number in range(1, 10):
-    say(event="begin", number=number)
-    say(event="end", number=number)
-    say(event="verdict", verdict={"number": number, "id": "x", "title": "x", "status": "pass", "duration": 0.1,
-                                  "message": "fine", "where": None}, hung=False)
-say(event="done", threads=[])
-os._exit(0)
-'''
+def test_the_reference_read_by_descriptor_or_through_a_hard_link_is_not_there_to_read(
+        judge: Path, variant: Variant) -> None:
+    directory = variant("starter")
+    places = [str(ROOT), str(judge), "/lab", "/lab/judge/.."]
+    text = (directory / "naming.py").read_text()
+    start, end = bodies(text)["3"]
+    (directory / "naming.py").write_text(text[:start] + READ_AROUND % places + text[end:])
+    for item in ("5", "6"):  # one item at a time, as observed
+        status, report, _ = graded(judge, directory, item)
+        assert status == 1 and red(report) == {item}, statuses(report)
 
 
-def test_a_run_written_on_the_channel_by_the_submission_counts_no_pass(variant: Variant) -> None:
-    status, report, _ = checks(forged(variant, TRANSCRIPT))
-    assert status == 2 and report["passed"] == 0
-    assert all("none sent the runner its account" in i["message"] for i in report["items"]), report["items"]
+# Case 5: a pipe of the submission's own copied over the result channel's descriptor
+# (os.dup2): every verdict rewritten to pass, the guard's reports dropped (item 2, E5
+# and E11 passed; items whose proofs need the servers' accounts were caught).
+OVER_THE_CHANNEL = """
+import json as _json, os as _os, sys as _sys, threading as _threading
+_frame = _sys._getframe()
+while _frame is not None and "channel" not in _frame.f_locals:
+    _frame = _frame.f_back
+if _frame is not None:
+    _fd = _frame.f_locals["channel"].fd
+    _real, (_read, _write) = _os.dup(_fd), _os.pipe()
+    _os.dup2(_write, _fd)
+
+    def _relay() -> None:
+        pending = b""
+        while True:
+            data = _os.read(_read, 65536)
+            if not data:
+                return
+            *lines, pending = (pending + data).split(b"\\n")
+            for line in lines:
+                event = _json.loads(line)
+                if event.get("event") == "tampered":
+                    continue
+                if event.get("event") == "verdict":
+                    event["verdict"].update(status="pass", where=None)
+                _os.write(_real, (_json.dumps(event) + "\\n").encode())
+    _threading.Thread(target=_relay, daemon=True).start()
+"""
+
+
+def test_verdicts_rewritten_over_the_channel_pass_nothing_the_evidence_does_not_show(
+        judge: Path, variant: Variant) -> None:
+    directory = variant("starter", edits={"__init__.py": ('"""\n', '"""\n' + OVER_THE_CHANNEL)})
+    _, report, _ = graded(judge, directory, "2", "3", "5", "E5", "E11")
+    assert red(report) == {"2", "3", "5", "E5", "E11"}, statuses(report)
+
+
+# Case 6: a region borrowing the reference's function from another region's copy
+# loaded in the same worker (5/9 in the default run).
+FROM_ANOTHER_COPY = """    import sys
+    for _name, _module in list(sys.modules.items()):
+        _theirs = getattr(_module, "model_tool_name", None)
+        if _name.endswith(".naming") and _theirs is not None and \
+                _theirs.__code__.co_code != model_tool_name.__code__.co_code:
+            return _theirs(alias, tool_name)
+    return tool_name
+"""
+
+
+def test_a_region_finds_no_other_copy_of_itself_to_borrow_the_reference_from(judge: Path, variant: Variant) -> None:
+    directory = variant("starter")
+    text = (directory / "naming.py").read_text()
+    start, end = bodies(text)["3"]
+    (directory / "naming.py").write_text(text[:start] + FROM_ANOTHER_COPY + text[end:])
+    status, report, _ = graded(judge, directory)
+    assert status == 1 and red(report) == {str(n) for n in STARTER_RED}, statuses(report)
+
+
+# Case 7: an anyio.py at the repository's root, imported by the judge of the day in
+# place of the library (and one among the starter's files, a module of the package).
+def test_a_file_named_like_a_dependency_in_the_submission_is_not_imported_by_the_judge(
+        judge: Path, variant: Variant, tmp_path: Path) -> None:
+    repository = tmp_path / "bob"
+    repository.mkdir()
+    variant("starter").rename(repository / "starter")
+    planted = "raise SystemExit('the submission\\'s anyio.py was imported')\n"
+    (repository / "anyio.py").write_text(planted)
+    (repository / "starter" / "anyio.py").write_text(planted)
+    status, report, stderr = graded(judge, repository, "1", "2")
+    assert status == 1 and statuses(report) == {"1": "pass", "2": "fail"}
+    assert "anyio.py was imported" not in str(report) + stderr
+
+
+# Case 8: a FIFO named like a module held the runner before any deadline applied; a
+# module that is a link to /dev/zero was read until memory ran out.
+@pytest.mark.parametrize("planted", ["fifo", "zero"])
+def test_a_fifo_or_a_link_to_an_endless_device_among_the_files_is_one_line_and_exit_2(
+        judge: Path, variant: Variant, planted: str) -> None:
+    directory = variant("starter")
+    if planted == "fifo":
+        os.mkfifo(directory / "waiting.py")
+    else:
+        (directory / "zero.py").symlink_to("/dev/zero")
+    status, report, _ = graded(judge, directory)
+    assert status == 2 and report["status"] == "error" and report["items"] == []
+    assert report["message"].endswith(("waiting.py: a FIFO, not a regular file; only regular files are taken",
+                                       "zero.py: a symbolic link, not a regular file; only regular files are taken"))
 
 
 def kept_accounts(directory: Path, number: int, monkeypatch: pytest.MonkeyPatch) -> "tuple[Any, List[Any]]":
@@ -134,7 +242,7 @@ def kept_accounts(directory: Path, number: int, monkeypatch: pytest.MonkeyPatch)
     item = by_number(number)
     assert item is not None
     verdict = harness.run_item(item, load_target(str(directory)))
-    journals = [HeldJournal(j.alias, Account(None, None, j.path, j.entries())) for j in labs[0].journals]
+    journals = [HeldJournal(j.alias, Account(None, j.path, entries=j.entries())) for j in labs[0].journals]
     Lab.close(labs[0])
     return verdict, journals
 
@@ -142,7 +250,7 @@ def kept_accounts(directory: Path, number: int, monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize("number", sorted(STARTER_RED - {2}))
 def test_a_pass_claimed_where_the_servers_accounts_do_not_show_it_is_not_counted(
         number: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from checks.outcome import proven
+    from checks.accounts import proven
     from checks.target import ROOT
     starter, starter_journals = kept_accounts(ROOT / "starter", number, monkeypatch)
     assert starter.status == "fail"
@@ -152,160 +260,6 @@ def test_a_pass_claimed_where_the_servers_accounts_do_not_show_it_is_not_counted
     solution, solution_journals = kept_accounts(ROOT / "solution", number, monkeypatch)
     proven(solution, solution_journals)
     assert solution.status == "pass", solution.message
-
-
-def test_every_pass_of_the_reference_is_shown_by_its_servers_accounts() -> None:
-    from checks.target import ROOT
-    status, report, _ = checks(ROOT / "solution", "--extensions")
-    assert status == 0, [(i["number"], i["message"]) for i in report["items"] + report["extensions"]
-                         if i["status"] != "pass"]
-
-
-# The forgeries of the judge in memory, each as a submission would write it.
-FORGERIES = {
-    # The six lines of the review: every verdict says pass.
-    "Verdict.to_json": ('''
-from checks.harness import Verdict as _Verdict
-_plain = _Verdict.to_json
-def _passing(self, *args, **kwargs):
-    return {**_plain(self, *args, **kwargs), "status": "pass", "where": None}
-_Verdict.to_json = _passing
-''', "checks.harness.Verdict.to_json was replaced"),
-    "harness.judge": ('''
-import checks.harness as _harness
-_real = _harness.judge
-def _judge(item, target, outcome):
-    outcome.pop("error", None)
-    return _real(item, target, outcome)
-_harness.judge = _judge
-''', "checks.harness.judge was replaced"),
-    "Fail, caught": ('''
-import checks.harness as _harness, checks.items as _items
-for _item in _items.ITEMS:
-    async def _body(target, lab, _inner=_item.body):
-        try:
-            return await _inner(target, lab)
-        except _harness.Fail:
-            return "fine"
-    _item.body = _body
-''', "checks.items.ITEMS[1].body was replaced"),
-    "sys.modules": ('''
-import sys, types, checks.harness as _harness
-_fake = types.ModuleType("checks.harness")
-_fake.__dict__.update(vars(_harness))
-_fake.Fail = type("Fail", (Exception,), {})
-sys.modules["checks.harness"] = _fake
-''', "sys.modules['checks.harness'] was replaced"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(FORGERIES))
-def test_a_judge_changed_in_memory_counts_no_pass_and_is_named(variant: Variant, name: str) -> None:
-    code, named = FORGERIES[name]
-    status, report, _ = checks(forged(variant, code))
-    assert status == 2 and report["passed"] == 0, statuses(report)
-    assert any(named in p for p in report["problems"]), report["problems"]
-    assert all("tampered with the judging" in i["message"] for i in report["items"])
-
-
-# The reference solution's modules read from disk and put in place of the
-# learner's; with the import refused, the submission carries on with its own.
-WITH_THE_SOLUTION = '''
-import importlib, sys
-from checks.target import ROOT
-sys.path.insert(0, str(ROOT))
-try:
-    for _name in ("errors", "config", "stdio_client", "discovery", "naming", "translate", "aggregator"):
-        sys.modules[__name__ + "." + _name] = importlib.import_module("solution." + _name)
-except Exception:
-    pass
-'''
-
-
-def test_the_reference_solution_read_in_place_of_the_learners_code_is_refused_and_said(variant: Variant) -> None:
-    status, report, _ = checks(forged(variant, WITH_THE_SOLUTION))
-    assert status == 2 and report["passed"] == 0
-    assert any("read the reference solution (solution/__init__.py)" in p for p in report["problems"])
-
-
-COPIES = {"a command": ("import subprocess\nsubprocess.run('cd ' + str(ROOT) + ' && cat solution/discovery.py', "
-                        "shell=True, capture_output=True)", "started a command naming the reference solution"),
-          "a copy of the folder": ("import shutil, tempfile\nshutil.copytree(ROOT / 'solution', tempfile.mkdtemp() + "
-                                   "'/s')", "listed the reference solution (solution)")}
-
-
-@pytest.mark.parametrize("way", sorted(COPIES))
-def test_the_reference_solution_copied_another_way_is_refused_and_said(variant: Variant, way: str) -> None:
-    code, named = COPIES[way]
-    body = "".join(f"    {line}\n" for line in code.splitlines())
-    code = f"from checks.target import ROOT\ntry:\n{body}except OSError:\n    pass"
-    status, report, _ = checks(forged(variant, code), "1")
-    assert status == 2 and report["passed"] == 0
-    assert any(named in p for p in report["problems"]), report["problems"]
-
-
-# Inside item 3, the journal the judge reads rewritten to show every page asked for.
-REWRITTEN_JOURNAL = '''
-    import glob, json, os, time
-    for path in glob.glob(os.path.join(os.environ["MCP_LAB_RUN_DIR"], "mcp-lab-3-*", "notes-0.jsonl")):
-        try:
-            with open(path, "w") as journal:
-                journal.write(json.dumps({"t": time.time(), "kind": "start", "pid": os.getpid()}) + "\\n")
-        except PermissionError:
-            pass
-'''
-
-
-def test_a_journal_rewritten_by_the_code_under_test_is_refused_and_said(variant: Variant) -> None:
-    directory = variant("starter", edits={"discovery.py": ('    page = await server.request("tools/list", {})\n',
-                                                           REWRITTEN_JOURNAL.lstrip("\n")
-                                                           + '    page = await server.request("tools/list", {})\n')})
-    status, report, _ = checks(directory, "3")
-    assert status == 2 and report["passed"] == 0
-    assert any("wrote to a server's journal (notes-0.jsonl)" in p for p in report["problems"]), report["problems"]
-
-
-def said(number: int, status: str = "pass") -> Dict[str, Any]:
-    return {"event": "verdict", "hung": False, "verdict": {"number": number, "id": "x", "title": "x", "status": status,
-                                                           "duration": 0.1, "message": "fine", "where": None}}
-
-
-def ran(number: int) -> List[Dict[str, Any]]:
-    return [{"event": "begin", "number": number}, {"event": "end", "number": number}]
-
-
-def test_the_runner_takes_one_verdict_per_item_asked_for_and_only_after_it_ran() -> None:
-    from checks.outcome import Account
-    account = Account([1, 2, 3])
-    for event in [said(1), *ran(2), said(2), said(2), said(7), *ran(3), said(3)]:
-        account.apply(event)
-    found = {v.number: (v.status, v.message) for v in account.outcome.verdicts}
-    assert found == {1: ("error", "not counted: it came before the item had run"),
-                     2: ("error", "not counted: the runner was sent two verdicts for this item"),
-                     3: ("pass", "fine")}
-    assert len(account.outcome.problems) == 3
-
-
-def test_once_the_worker_finds_the_judge_changed_no_pass_of_the_run_counts() -> None:
-    from checks.outcome import Account
-    account = Account([1, 2, 3])
-    for event in [*ran(1), said(1), *ran(2), said(2, "fail"),
-                  {"event": "tampered", "found": ["checks.harness.judge was replaced"]}, *ran(3), said(3)]:
-        account.apply(event)
-    assert [v.status for v in account.outcome.verdicts] == ["error", "fail", "error"]
-    assert account.outcome.problems == \
-        ["the code under test tampered with the judging: checks.harness.judge was replaced"]
-
-
-def test_the_servers_reach_the_runner_from_a_temporary_directory_too_long_for_a_socket(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    from checks.target import ROOT
-    deep = tmp_path / ("d" * 120)
-    deep.mkdir()
-    done = subprocess.run([sys.executable, "-m", "checks", "--target", "solution", "1", "--json"], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env={**os.environ, "MOCK": "1", "TMPDIR": str(deep)})
-    assert done.returncode == 0, done.stdout[-600:] + done.stderr[-600:]
 
 
 def test_a_server_that_ended_before_the_runner_looked_at_it_is_gone_not_an_impostor() -> None:
@@ -323,50 +277,12 @@ def test_a_server_that_ended_before_the_runner_looked_at_it_is_gone_not_an_impos
     assert not gone(os.getpid())
 
 
-# Bytecode planted where the import system caches the judge's, under the temporary
-# name it writes through first: refused, as the import system's own write is, and
-# quietly, since a learner's first run makes that write too (a fresh clone).
-PLANTED_BYTECODE = '''
-import sys
-from checks.target import ROOT
-_place = ROOT / "checks" / "items" / "__pycache__" / ("loop." + sys.implementation.cache_tag + ".pyc.4242")
-try:
-    _place.parent.mkdir(exist_ok=True)
-    _place.write_bytes(b"planted")
-except OSError:
-    pass
-'''
-
-
-def test_bytecode_planted_under_the_judges_cache_is_refused_and_the_run_stays_honest(variant: Variant) -> None:
-    from checks.target import ROOT
-    status, report, _ = checks(forged(variant, PLANTED_BYTECODE))
-    assert not list((ROOT / "checks" / "items" / "__pycache__").glob("loop.*.pyc.4242"))
-    assert status == 1 and {n for n, s in statuses(report).items() if s != "pass"} == STARTER_RED
-
-
-# Bytecode planted where the runner keeps the compiled copies of swapped files, so a
-# later run would import it in place of a text the reference's bodies are part of.
-def test_the_references_bytecode_planted_in_the_learners_cache_is_never_run(variant: Variant) -> None:
-    # The reference's naming, compiled so that no check of the source would catch it,
-    # beside the shipped stub: the judge takes the learner's sources and nothing else.
-    import importlib.util
-    import py_compile
-    directory = Path(variant("starter"))
-    for name in ("naming.py", "discovery.py"):
-        planted = Path(importlib.util.cache_from_source(str(directory / name)))
-        planted.parent.mkdir(exist_ok=True)
-        py_compile.compile(str(ROOT / "solution" / name), cfile=str(planted),
-                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-    status, report, _ = checks(directory, "3", "5")
-    assert status == 1 and statuses(report) == {3: "fail", 5: "fail"}
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runner names a peer from /proc")
 def test_an_account_sent_unasked_by_a_process_that_has_ended_is_refused(tmp_path: Path) -> None:
+    import os
     import subprocess
-    from checks.accounts import Accounts
-    accounts = Accounts(str(tmp_path))
+    from checks.accounts import Accounts, Peer
+    accounts = Accounts(tmp_path / "evidence.sock", Peer(os.getuid(), tmp_path, tmp_path, str(tmp_path / "evidence.sock")))
     try:
         for sends in (True, False):
             script = ("import socket, sys\nrunner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"

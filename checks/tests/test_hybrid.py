@@ -134,19 +134,13 @@ def test_regions_that_differ_nowhere_else_share_one_package(tmp_path: Path) -> N
     assert first is not None and first is second  # no region 9: the same package as the one that owns none
 
 
-def test_a_package_is_built_from_the_learners_regular_top_level_modules_only(variant: Variant, tmp_path: Path) -> None:
-    import os
+def test_the_layers_are_the_references_whatever_the_learners_folder_holds(variant: Variant, tmp_path: Path) -> None:
     starter = Path(variant("starter"))
-    os.mkfifo(starter / "waiting.py")  # a FIFO: opening it would wait for a writer that never comes
-    (starter / "endless.py").symlink_to("/dev/zero")  # a link: reading it would never end
-    (starter / "host").mkdir()  # a layer of the learner's own
+    (starter / "host").mkdir()  # a layer of the learner's own: never read (checks/intake.py takes modules only)
     (starter / "host" / "__init__.py").write_text("raise SystemExit('mine')\n")
-    package = Package(starter)
-    assert "waiting.py" not in package.sources and "endless.py" not in package.sources
-    made = package.copy_for(OUTSIDE, tmp_path)
+    made = Package(starter).copy_for(OUTSIDE, tmp_path)
     assert made is not None
     copy = Path(str(made["dir"]))
-    assert not (copy / "waiting.py").exists() and not (copy / "endless.py").exists()
     assert (copy / "host" / "__init__.py").read_text() == (ROOT / "solution" / "host" / "__init__.py").read_text()
 
 
@@ -168,17 +162,42 @@ def test_nothing_is_taken_from_or_left_in_the_learners_bytecode_cache(variant: V
     target = load_target(str(copy))
     assert target.naming.model_tool_name("notes", "search") == "search"  # the learner's stub ran, not the plant
     assert sorted(p.name for p in planted.parent.iterdir()) == before  # and nothing was written there
-    assert (copy / "naming.py").stat().st_ino != (starter / "naming.py").stat().st_ino  # the learner's, copied
 
 
-def test_a_text_seen_in_several_packages_is_compiled_once_a_run(tmp_path: Path) -> None:
+def compiles(monkeypatch: Any) -> List[str]:
+    """The files py_compile is asked to compile from now on, by name; bytecode is written as a learner's Python does."""
+    import py_compile
+    import sys
+    from checks import intake
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(intake, "_COMPILED", {})  # a fresh run
+    asked: List[str] = []
+    real = py_compile.compile
+
+    def counted(file: str, *args: Any, **kwargs: Any) -> Any:
+        if "solution" not in Path(file).parts:  # the reference's layers keep theirs beside it
+            asked.append(Path(file).name)
+        return real(file, *args, **kwargs)
+    monkeypatch.setattr(py_compile, "compile", counted)
+    return asked
+
+
+def test_each_text_is_compiled_once_a_run_into_the_copies_and_nothing_is_kept_in_the_learners_folder(
+        variant: Variant, tmp_path: Path, monkeypatch: Any) -> None:
     import importlib.util
-    package = Package(ROOT / "starter")
-    made = [package.copy_for(region, tmp_path) for region in ("1", "2", OUTSIDE)]
-    texts = {(name, (Path(str(m["dir"])) / name).read_text(encoding="utf-8")) for m in made if m for name in package.sources}
-    assert set(package.compiled) == texts  # one bytecode for each distinct text, however many packages hold it
-    source = Path(str(made[0]["dir"])) / "discovery.py" if made[0] else None
+    asked = compiles(monkeypatch)
+    starter = variant("starter")
+    before = {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()}
+    package = Package(starter)
+    made = [package.copy_for(region, tmp_path / "one") for region in ("1", "2", OUTSIDE)]
+    texts = {(Path(str(m["dir"])) / name).read_text(encoding="utf-8") for m in made if m for name in package.texts
+             if (Path(str(m["dir"])) / name).read_text(encoding="utf-8") != (ROOT / "solution" / name).read_text()}
+    assert len(asked) == len(texts)  # each text of the learner's once, however many copies hold it
+    source = Path(str(made[1]["dir"])) / "discovery.py" if made[1] else None  # region 2's: the learner's body
     assert source is not None
     data = Path(importlib.util.cache_from_source(str(source))).read_bytes()
-    assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text changed under it is compiled again
+    assert int.from_bytes(data[4:8], "little") == 0b11  # hash-based, checked: a text that differs is compiled again
     assert data[8:16] == importlib.util.source_hash(source.read_bytes())
+    assert {p: p.read_bytes() for p in starter.rglob("*") if p.is_file()} == before  # nothing written there
+    agent = source.parent / "agent.py"  # the reference's text: the reference's file and bytecode
+    assert agent.stat().st_ino == (ROOT / "solution" / "agent.py").stat().st_ino

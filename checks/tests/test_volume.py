@@ -162,7 +162,7 @@ def test_a_proof_reads_a_long_account_a_bounded_number_of_times(tmp_path: Path) 
     from checks.accounts import Account, HeldJournal
     from checks.items.proofs import Told
     entries = Counted(busy_journal(tmp_path / "notes.jsonl", 5_000).entries())
-    told = Told([HeldJournal("notes", Account(None, None, tmp_path / "notes.jsonl", entries))])
+    told = Told([HeldJournal("notes", Account(None, tmp_path / "notes.jsonl", entries=entries))])
     Counted.reads = 0
     assert len(told.answered("notes", "tools/list")) == 5_000
     assert Counted.reads < 10  # once to list the requests and once for the index of replies: not once per request

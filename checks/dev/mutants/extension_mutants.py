@@ -106,12 +106,6 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     LearnerMutant("a made-up result instead of the stored one", "E6", "        return state.result\n",
                   '        return {"content": [{"type": "text", "text": "done"}]}\n', "E6",
                   ("the last answer said 'completed'",)),
-    LearnerMutant("faked: the handshake era never asks tasks/result", "E6",
-                  '            outcome.setdefault("result", await server.request("tasks/result", '
-                  '{"taskId": state.task_id},\n                                                              '
-                  'timeout=math.inf))\n',
-                  '            outcome.setdefault("result", {"content": []})\n', "E6",
-                  ("comes from tasks/result", "0 tasks/result"), file="task_calls/task_runner.py"),
     LearnerMutant("a completed task's isError result rewrapped as a failure", "E6",
                   "        return state.result\n    if state.status == \"failed\":",
                   '        if state.result.get("isError"):\n            return error_result("The task failed.")\n'
@@ -130,10 +124,6 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n",
                   "    made.secret = False and \\\n",
                   "E7", ("secret False (want True)",)),
-    LearnerMutant("faked: every question declined without asking anyone", "E7",
-                  "            reply[\"result\"] = await answerers.answer(alias, method, params, related_task(params))\n",
-                  "            reply[\"result\"] = {\"action\": \"decline\"}\n", "E7",
-                  ("the person was asked 0 time(s)",), file="lifecycle/server_requests.py"),
     LearnerMutant("a missing title left empty, not the property's name", "E7",
                   'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
                   ("title '' (want 'ratio')",)),

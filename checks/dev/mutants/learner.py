@@ -20,7 +20,7 @@ class LearnerMutant:
     new: str
     red: str  # the item that must turn red
     says: Tuple[str, ...]  # what its failure message must say: the cause
-    file: str = ""  # default: the region's own file
+    file: str = ""  # default: the region's own file; a top-level one (the layers are always the reference's)
 
     @property
     def where(self) -> str:

@@ -110,7 +110,7 @@ class Package:
             self.differing[name] = {name for name, (start, end) in parsed[0].items()
                                     if name in parsed[1] and
                                     text[start:end] != theirs_text[slice(*parsed[1][name])]}
-        self.made: Dict[FrozenSet[str], Prepared] = {}  # what is taken from the reference -> its copy
+        self.made: Dict[Tuple[Path, FrozenSet[str]], Prepared] = {}  # (where, what is the reference's) -> a copy
 
     def copy_for(self, region: str, into: Path) -> Optional[Prepared]:
         """The package region `region` is judged in, built under `into`; None when it
@@ -120,8 +120,9 @@ class Package:
         taken = frozenset(f"{name}:{other}" for name, regions in self.differing.items() for other in regions - {region})
         if self.whole and not taken:
             return None
-        if taken in self.made:  # regions that differ nowhere else give the same package
-            return self.made[taken]
+        key = (into, taken)  # grading mode builds each item's under a folder of its own
+        if key in self.made:  # regions that differ nowhere else give the same package
+            return self.made[key]
         texts = dict(self.texts)
         lines: Dict[str, List[Shift]] = {}
         for name in sorted(self.files):
@@ -133,8 +134,8 @@ class Package:
         # The learner's modules with the reference's layers beside them, whatever the
         # learner's folder holds besides (checks/intake.py places and compiles both).
         copy = place(texts, into / f"package-{len(self.made)}")
-        self.made[taken] = {"dir": str(copy), "lines": lines}
-        return self.made[taken]
+        self.made[key] = {"dir": str(copy), "lines": lines}
+        return self.made[key]
 
 
 def prepare(directory: Path, regions: Iterable[str], into: Path) -> Dict[str, Optional[Prepared]]:

@@ -37,7 +37,7 @@ import anyio
 from checks.exercises import EXERCISES, EXTENSIONS
 from checks.fixtures import Lab
 from checks.harness import Fail, ItemBody
-from checks.contracts.clause import Clause, Contract, Raised, Told
+from checks.contracts.clause import Clause, Contract, Raised, Told, compared, detail, raised
 from checks.contracts.ownloop import observe_each
 from checks.target import Target
 
@@ -78,7 +78,7 @@ async def observe(clause: Clause, package: Target, example: Any) -> str:
         if inspect.isawaitable(seen):
             seen = await seen
     except (Exception, KeyboardInterrupt) as exc:  # the learner's code may raise anything: that is what we
-        seen = Raised(type(exc).__name__)  # compare (a cancellation of the judge is neither, and goes on)
+        seen = raised(exc, package)  # compare (a cancellation of the judge is neither, and goes on)
     return text_of(seen)
 
 
@@ -145,7 +145,7 @@ async def counterexample(clause: Clause, target: Target,
     observations: the first of the clause's edges that tells, else the smallest drawn one."""
     examples = [example for example, _ in entries]
     got = await observe_all(clause, target, examples)
-    found = [(example, seen, want) for (example, want), seen in zip(entries, got) if seen != want]
+    found = [(example, seen, want) for (example, want), seen in zip(entries, got) if compared(seen) != want]
     if not found:
         return None
     # A chosen edge, in the order the clause lists them (the plainest first), tells
@@ -191,9 +191,11 @@ async def hold(target: Target, region: str) -> str:
     reds = [(clause, red) for clause in contract.clauses for red in [found[clause.id]] if red is not None]
     if reds:
         clause, (example, got, want, _) = min(reds, key=lambda pair: not pair[1][3])  # the first an edge shows
+        at = f"\n  {detail(got)}" if detail(got) else ""  # where in the learner's code, when it is known
+        got = compared(got)
         raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
                    f"got: on {clause.show(example)}, your {contract.subject} {said(got, want)}; "
-                   f"the reference {said(want, got)}{where(target, region)}")
+                   f"the reference {said(want, got)}{at}{where(target, region)}")
     judged = sum(len(inputs[c.id]) for c in contract.clauses)
     return f"{len(contract.clauses)} clauses held over {judged} inputs"
 

@@ -5,9 +5,11 @@ the judge in `checks.contracts` runs it."""
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Tuple
 
+from checks.harness import at_line, inside, leaves, own_frame
 from checks.target import Target
 
 # What a clause looks at: the package's modules (a Target) and one input, to an
@@ -15,24 +17,59 @@ from checks.target import Target
 Look = Callable[[Target, Any], Any]
 
 
+# What follows this in an observation is shown to the learner but never compared: where in
+# their code it happened ("at starter/aggregator.py:201 in connect_one: ..."), which the
+# reference, whose lines are others, cannot have alike. No observation holds it otherwise
+# (the looks' words come from repr() and json.dumps, which escape control characters).
+DETAIL = "\x1e"
+
+
+def compared(observation: str) -> str:
+    """The part of an observation that is compared with the reference's (and stored)."""
+    return observation.split(DETAIL, 1)[0]
+
+
+def detail(observation: str) -> str:
+    """The part shown and not compared: where it happened, or ""."""
+    return observation.split(DETAIL, 1)[1] if DETAIL in observation else ""
+
+
 @dataclass(frozen=True)
 class Raised:
-    """An exception as an observation: its type's name, never its wording."""
+    """An exception as an observation: its type's name, never its wording (`at`: where
+    in the learner's code it was raised, shown but not compared)."""
 
     kind: str
+    at: str = ""
 
     def __str__(self) -> str:
-        return f"raised {self.kind}"
+        return f"raised {self.kind}" + (f"{DETAIL}at {self.at}" if self.at else "")
+
+
+CANCELLED = ("CancelledError", "Cancelled")  # asyncio's and trio's: the judge's own doing, not the code's
+
+
+def raised(exc: BaseException, package: Optional[Target]) -> Raised:
+    """`exc` as an observation: the learner's own exception, not the exception group a task
+    group wrapped it in, with the line of their code it came from."""
+    found = [leaf for leaf in leaves(exc) if type(leaf).__name__ not in CANCELLED] or [exc]
+    if package is not None:
+        for leaf in found:
+            frames = inside(traceback.extract_tb(leaf.__traceback__), package)
+            if frames:
+                return Raised(type(leaf).__name__, at_line(own_frame(frames), package))
+    return Raised(type(found[0]).__name__)
 
 
 @dataclass(frozen=True)
 class Told:
-    """An observation put in words (compared by its words, which are ours)."""
+    """An observation put in words (compared by its words, which are ours; `at`, as Raised's)."""
 
     text: str
+    at: str = ""
 
     def __str__(self) -> str:
-        return self.text
+        return self.text + (f"{DETAIL}at {self.at}" if self.at else "")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Raised, Told
+from checks.contracts.clause import Clause, Contract, Raised, Told, raised
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
@@ -167,7 +167,7 @@ async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
             ended = f"{len(ended)} tools: {ended[:3]} ... {ended[-3:]}" + (" (some changed)" if any(
                 "(changed)" in str(t) for t in ended) else "")
     except Exception as exc:
-        ended = Raised(type(exc).__name__)
+        ended = raised(exc, package)
     return {"server": server, "ended": ended}
 
 
@@ -193,7 +193,10 @@ async def cursors(package: Target, case: Dict[str, Any]) -> Told:
 
 async def pages_asked(package: Target, case: Dict[str, Any]) -> Told:
     seen = await listed(package, case)
-    return Told(f"asked for {len(seen['server'].sent)} page(s)")
+    ended = seen["ended"]
+    # A listing that raised says so: "asked for 1 page(s)" alone reads as a loop that stopped.
+    then = f", then raised {ended.kind}" if isinstance(ended, Raised) else ""
+    return Told(f"asked for {len(seen['server'].sent)} page(s){then}", ended.at if isinstance(ended, Raised) else "")
 
 
 async def tools_returned(package: Target, case: Dict[str, Any]) -> Any:

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Tuple
 import anyio
 
 from checks.contracts import GUIDE_BLOCK, contracts, corpus, corpus_file, observe_all, render
-from checks.contracts.clause import Clause
+from checks.contracts.clause import Clause, compared
 from checks.target import ROOT, Target, load_target
 
 GUIDE = ROOT / "labs" / "GUIDE.md"
@@ -62,8 +62,9 @@ def reference() -> Target:
 
 
 def expected(clause: Clause, examples: List[Any]) -> List[str]:
-    """What the reference observes on each input."""
-    return anyio.run(observe_all, clause, reference(), examples)
+    """What the reference observes on each input, as it is compared (where in the
+    reference it happened is no part of it)."""
+    return [compared(seen) for seen in anyio.run(observe_all, clause, reference(), examples)]
 
 
 def drawn_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:

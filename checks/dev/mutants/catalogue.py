@@ -235,6 +235,17 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("every configured server started, onDemand ones too", "4",
                   "            for spec in self.eager_servers():\n",
                   "            for spec in self.config.servers:\n", "8", ("clause 4.1", "onDemand")),
+    # Round 5 of the blind review (issue 44): wrong answers green today, or red with the wrong words.
+    LearnerMutant("an error reply's code read with int(): a reply whose error is no object raises", "1",
+                  "            slot.reject(McpError.from_reply(message[\"error\"]))\n",
+                  "            error = message[\"error\"]\n"
+                  "            slot.reject(McpError(int(error[\"code\"]), str(error.get(\"message\", \"\")), error.get(\"data\")))\n",
+                  "2", ("clause 1.2", "raised TypeError", "stdio_client.py:", "in on_line")),
+    LearnerMutant("a nextCursor that is not a string refused with ProtocolViolation", "2",
+                  "        cursor = page.get(\"nextCursor\")\n",
+                  "        cursor = page.get(\"nextCursor\")\n        if cursor is not None and not isinstance(cursor, str):\n"
+                  "            raise ProtocolViolation(\"a nextCursor that is not a string\")\n", "3",
+                  ("clause 2.2", "then raised ProtocolViolation", "discovery.py:")),
     *EXTENSION_MUTANTS,
 )
 

@@ -54,8 +54,9 @@ HINTS: Dict[str, List[str]] = {
     "8": ["If one server fails during discovery, what should the others see?",
           "labs/GUIDE.md, section 6 (failure isolation).",
           "In refresh, wrap each server's whole connect in its own try/except and anyio.fail_after("
-          "self.discovery_timeout) (per-request timeouts alone let a slow server through); on "
-          "failure, offline[spec.alias] = reason(exc)."],
+          "self.discovery_timeout) (per-request timeouts alone let a slow server through; asyncio.wait_for "
+          "fails on trio, which the checks run it on too); on failure, offline[spec.alias] = reason(exc). "
+          "Keep the task group, so every server's discovery starts at once."],
     "9": ["Follow one turn: the model's tool call, the call through the aggregator, the result back.",
           "labs/GUIDE.md, section 4, the paragraph on the step limit.",
           "run_agent loops at most max_steps turns: ask the model, run each tool call with "

@@ -37,8 +37,9 @@ import anyio
 from checks.exercises import EXERCISES, EXTENSIONS
 from checks.fixtures import Lab
 from checks.harness import Fail, ItemBody
-from checks.contracts.clause import Clause, Contract, Raised, Told, compared, detail, raised
-from checks.contracts.ownloop import observe_each
+from checks.contracts.clause import LOCATING, Clause, Contract, Raised, Told, compared, detail, raised
+from checks.contracts.ownloop import AsyncioCall, asyncio_calls_made, asyncio_frames, observe_each, trio_missing
+from checks.harness import at_line, inside, own_frame
 from checks.target import Target
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -71,15 +72,32 @@ def corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
                            f"({corpus_file(region)}): run python -m checks.dev.contracts --write") from exc
 
 
-async def observe(clause: Clause, package: Target, example: Any) -> str:
-    """What `clause` sees of `package` on `example`, in words; an exception is an observation too."""
+async def observe(clause: Clause, package: Target, example: Any, locate: bool = False) -> str:
+    """What `clause` sees of `package` on `example`, in words; an exception is an observation
+    too. On trio, an asyncio-only call the code made is what is seen, whatever followed it.
+    `locate`: with where in the learner's code it happened, when that is known."""
+    LOCATING.set(locate)  # in this input's own context: its looks, and the tasks they start
+    calls = asyncio_calls_made()
     try:
         seen = clause.look(package, fresh(example))  # a function may change its input
         if inspect.isawaitable(seen):
             seen = await seen
     except (Exception, KeyboardInterrupt) as exc:  # the learner's code may raise anything: that is what we
         seen = raised(exc, package)  # compare (a cancellation of the judge is neither, and goes on)
+        came_from = asyncio_frames(exc) if calls is not None else None
+        if calls is not None and came_from is not None:
+            calls.append(came_from)
+    if calls:
+        seen = asyncio_only(calls[0], package)
     return text_of(seen)
+
+
+def asyncio_only(call: AsyncioCall, package: Target) -> Told:
+    """An asyncio-only call made on trio, in words, with where the learner's code made it."""
+    frames = inside(call.stack, package) if LOCATING.get() else []
+    return Told(f"called {call.name}, which works only on asyncio's event loop (on trio there is none; "
+                "anyio's own calls work on both: anyio.fail_after, anyio.sleep, a task group)",
+                at_line(own_frame(frames), package) if frames else "")
 
 
 def fresh(example: Any) -> Any:
@@ -97,18 +115,18 @@ def text_of(observation: Any) -> str:
     return "returned " + json.dumps(observation, sort_keys=True, ensure_ascii=True, default=repr)
 
 
-async def observe_all(clause: Clause, package: Target, examples: List[Any]) -> List[str]:
+async def observe_all(clause: Clause, package: Target, examples: List[Any], locate: bool = False) -> List[str]:
     """`observe` on every input, all at once: an input whose server never answers
     costs its time limit once for the whole clause, not once per input (each
     input has servers of its own). A clause with a loop of its own
     (`Clause.loop`) is judged there, where a time limit costs nothing."""
-    if clause.loop != "judge":
-        return await observe_each(lambda example: observe(clause, package, example), examples,
-                                  alone=clause.loop == "alone")
+    if clause.loop != "judge" or clause.backend != "asyncio":
+        return await observe_each(lambda example: observe(clause, package, example, locate), examples,
+                                  alone=clause.loop == "alone", backend=clause.backend)
     seen: List[str] = [""] * len(examples)
 
     async def one(index: int) -> None:
-        seen[index] = await observe(clause, package, examples[index])
+        seen[index] = await observe(clause, package, examples[index], locate)
 
     async with anyio.create_task_group() as group:
         for index in range(len(examples)):
@@ -181,23 +199,28 @@ async def hold(target: Target, region: str) -> str:
     for clause in contract.clauses:
         if not inputs.get(clause.id):
             raise RuntimeError(f"the contract corpus has no inputs for clause {clause.id}")
+    # A clause judged on trio is not judged where trio is not installed; the account says so.
+    missing = trio_missing()
+    judged = [clause for clause in contract.clauses if clause.backend != "trio" or missing is None]
 
     async def judge(clause: Clause) -> None:
         found[clause.id] = await counterexample(clause, target, inputs[clause.id])
 
     async with anyio.create_task_group() as group:
-        for clause in contract.clauses:
+        for clause in judged:
             group.start_soon(judge, clause)
-    reds = [(clause, red) for clause in contract.clauses for red in [found[clause.id]] if red is not None]
+    reds = [(clause, red) for clause in judged for red in [found[clause.id]] if red is not None]
     if reds:
         clause, (example, got, want, _) = min(reds, key=lambda pair: not pair[1][3])  # the first an edge shows
-        at = f"\n  {detail(got)}" if detail(got) else ""  # where in the learner's code, when it is known
+        again = (await observe_all(clause, target, [example], locate=True))[0]  # now with where it happened
+        at = f"\n  {detail(again)}" if detail(again) and compared(again) == compared(got) else ""
         got = compared(got)
         raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
                    f"got: on {clause.show(example)}, your {contract.subject} {said(got, want)}; "
                    f"the reference {said(want, got)}{at}{where(target, region)}")
-    judged = sum(len(inputs[c.id]) for c in contract.clauses)
-    return f"{len(contract.clauses)} clauses held over {judged} inputs"
+    left = [c.id for c in contract.clauses if c not in judged]
+    account = f"{len(judged)} clauses held over {sum(len(inputs[c.id]) for c in judged)} inputs"
+    return account + (f" ({', '.join(left)} not judged: {missing})" if left else "")
 
 
 def render(region: str) -> str:

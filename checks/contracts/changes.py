@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Told
 from checks.target import Target
 
 PAGE = 2  # tools per page: a re-list must read them all
@@ -263,4 +263,9 @@ CONTRACTS = (Contract("E2", "Aggregator.list_changed", (
            "lab rule: structured concurrency; the aggregator owns what it starts", owned, show,
            edges=({"versions": [["read"], ["read", "add"]], "during": True, "cancel": True},),
            inputs=cancelled, count=10, loop="own"),  # there, a task no one owns ends with its loop
+    Clause("E2.7", ON_TRIO.format(calls="asyncio.sleep(0) before the re-list, asyncio.get_running_loop()"),
+           TRIO_SOURCE, final_table, show,
+           edges=({"versions": [["read"], ["read", "add"]], "during": False}, {"versions": READ_ADD_TAG, "during": True},
+                  {"versions": [["read"], ["read", "add"]], "during": False, "slow": 30.0}),
+           inputs=lambda st: st.one_of(histories(st, False), bursts(st)), count=15, loop="own", backend="trio"),
 )),)

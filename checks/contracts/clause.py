@@ -5,6 +5,7 @@ the judge in `checks.contracts` runs it."""
 
 from __future__ import annotations
 
+import contextvars
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Tuple
@@ -47,13 +48,16 @@ class Raised:
 
 
 CANCELLED = ("CancelledError", "Cancelled")  # asyncio's and trio's: the judge's own doing, not the code's
+# Whether an observation made now says where in the learner's code it happened: only the input a
+# red clause shows is looked at again to say so (reading every traceback's files costs the run).
+LOCATING: "contextvars.ContextVar[bool]" = contextvars.ContextVar("locating", default=False)
 
 
 def raised(exc: BaseException, package: Optional[Target]) -> Raised:
     """`exc` as an observation: the learner's own exception, not the exception group a task
-    group wrapped it in, with the line of their code it came from."""
+    group wrapped it in, with (when LOCATING) the line of their code it came from."""
     found = [leaf for leaf in leaves(exc) if type(leaf).__name__ not in CANCELLED] or [exc]
-    if package is not None:
+    if package is not None and LOCATING.get():
         for leaf in found:
             frames = inside(traceback.extract_tb(leaf.__traceback__), package)
             if frames:
@@ -88,8 +92,19 @@ class Clause:
     # in their turn, a clock that is not time.monotonic()); "alone", each on such a loop by itself
     # (inputs on which a KeyboardInterrupt out of a task ends the loop).
     loop: str = "judge"
+    # The event loop it is judged on: "asyncio", or "trio" (anyio's other backend, always on a loop of
+    # its own with a virtual clock: ownloop.py), for a region whose duties wait or run things at once.
+    backend: str = "asyncio"
     # A region's clauses are judged at once and the first red one in order is
     # reported: list the plainest duty first, so its words are the ones a learner meets.
+
+
+# The duty of a region judged on trio as well (a clause whose backend is "trio"): `calls`,
+# the asyncio-only calls a learner of that region is likely to reach for.
+ON_TRIO = ("must do all of this on trio as on asyncio (anyio runs on both, and the lab's client is written "
+           "with anyio): no asyncio-only call, such as {calls}; anyio's own work on both (anyio.fail_after, "
+           "anyio.sleep, a task group, anyio.current_time())")
+TRIO_SOURCE = "lab rule: code written with anyio runs on whichever event loop its caller runs (asyncio or trio)"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Told
 from checks.contracts.wire import json_values
 from checks.target import Target
 
@@ -288,6 +288,11 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": "still alive"}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 2, "message": "no progress"}]}),
                inputs=reports, count=100, loop="own"),
+        Clause("E3.3", ON_TRIO.format(calls="asyncio.get_running_loop().time() for the time of a report"),
+               TRIO_SOURCE, progress_clock, show_progress,
+               edges=({"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 2, "progress": 3, "total": 4}]}),
+               inputs=reports, count=20, loop="own", backend="trio"),
     )),
     Contract("E4", "rank", (
         Clause("E4.1", "must return exactly the entries that match at least one query word (a word as "

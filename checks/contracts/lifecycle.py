@@ -14,7 +14,7 @@ import io
 import re
 from typing import Any, Dict, List, Tuple
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Told
 from checks.contracts.wire import json_values
 from checks.target import Target
 
@@ -344,6 +344,12 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(max_tokens=3000), "answers": YES, "reply": "x" * 50, "cap": 3},
                   {"params": request(max_tokens=200), "answers": YES, "reply": "x" * 50}),
            inputs=sampling_cases, count=80),
+    Clause("E11.5", ON_TRIO.format(calls="asyncio.wait_for around the person's answer"), TRIO_SOURCE, approvals,
+           show_sampling,
+           edges=({"params": request(), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["n"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y", "n"], "reply": "Shipping Friday."}),
+           inputs=sampling_cases, count=20, loop="own", backend="trio"),
 ))
 
 CONTRACTS: Tuple[Contract, ...] = (E10, E11)

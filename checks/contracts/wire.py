@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Raised, Told, raised
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Raised, Told, raised
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
@@ -320,5 +320,9 @@ CONTRACTS = (
                "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,
                show_pages, edges=(FAILING, *FAILING_EACH_WAY, SLOW_PAGE), inputs=failing_scripts, count=60,
                raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone"), loop="own"),
+        Clause("2.5", ON_TRIO.format(calls="asyncio.wait_for around a page's request"), TRIO_SOURCE,
+               tools_returned, show_pages, edges=(PAGED, FAILING, SLOW_PAGE, ENDLESS),
+               inputs=lambda st: st.one_of(scripts(st), failing_scripts(st)), count=20,
+               raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone"), loop="own", backend="trio"),
     )),
 )

@@ -77,10 +77,15 @@ def drawn_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
 
 
 def observed_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
-    """The corpus kept, each clause's edges first, with what the reference observes on it now."""
+    """The corpus kept, each clause's edges first, with what the reference observes on it now
+    (a clause new to the corpus is drawn: there is nothing of it to keep)."""
     found = {}
+    try:
+        kept_corpus = corpus(region)
+    except RuntimeError:  # no corpus for the region yet
+        kept_corpus = {}
     for clause in contracts()[region].clauses:
-        kept = [example for example, _ in corpus(region).get(clause.id, [])]
+        kept = [example for example, _ in kept_corpus.get(clause.id, [])] or draw(clause)
         examples, seen = [], set()
         for example in json.loads(json.dumps([*clause.edges, *kept], sort_keys=True)):
             key = json.dumps(example, sort_keys=True)

@@ -277,7 +277,7 @@ def test_every_config_in_the_documents_is_one_the_client_takes_as_it_stands() ->
 TEST_PACKAGES = {"pytest": "pytest", "pytest-timeout": "pytest-timeout", "pytest-xdist": "pytest-xdist",
                  "mypy": "mypy", "types-jsonschema": "type stubs", "types-regex": "type stubs",
                  "mcp": "the official SDK", "pydantic-monty": "the code-mode sandbox", "cosmic-ray": "cosmic-ray",
-                 "PyJWT": "PyJWT", "hypothesis": "Hypothesis"}
+                 "PyJWT": "PyJWT", "hypothesis": "Hypothesis", "trio": "trio"}
 
 
 def test_the_readme_names_every_package_the_test_extra_brings() -> None:

@@ -315,4 +315,20 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            self.terminal.say(describe_reply(ask, text, self.model.name))\n",
                   "            self.terminal.say(describe_reply(ask, text.strip(), self.model.name))\n", "E11",
                   ("clause E11.3", "another reply than the one sent")),
+    # Round 5 of the blind review (issue 44).
+    LearnerMutant("a report's time read from asyncio's loop (anyio's may be trio's)", "E3",
+                  "        self._progress_at[token] = anyio.current_time()\n",
+                  "        import asyncio\n        self._progress_at[token] = asyncio.get_running_loop().time()\n", "E3",
+                  ("clause E3.3", "called asyncio.get_running_loop().time", "stdio_client.py:")),
+    LearnerMutant("a re-list only while asyncio's loop runs (anyio's may be trio's)", "E2",
+                  "        if self._task_group is not None and alias in self.connections:\n",
+                  "        import asyncio\n"
+                  "        if self._task_group is not None and alias in self.connections and "
+                  "asyncio.get_running_loop().is_running():\n", "E2",
+                  ("clause E2.7", "called asyncio.get_running_loop().is_running", "aggregator.py:")),
+    LearnerMutant("asyncio.wait_for around the person's answer (anyio's loop may be trio's)", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
+                  "            import asyncio\n"
+                  "            if not approved(await asyncio.wait_for(self._read(\"Send this to the model? [y/N]: \"), 600)):\n",
+                  "E11", ("clause E11.5", "called asyncio.wait_for", "sampler.py:")),
 )

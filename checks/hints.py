@@ -81,8 +81,9 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.4 (many tools).",
            "rank scores each entry 3 per query word in its name (the tool's own, entry.original_name, "
            "split on _ and .), 2 per word in its title, 1 per word in its description (the tool's own, "
-           "in entry.tool: not ToolEntry.title or .description); it leaves out score 0 and returns the best first, "
-           "equal scores in catalogue order, at most `limit`."],
+           "in entry.tool: not ToolEntry.title or .description, not annotations.title; one that is not a str is "
+           "none); it leaves out score 0 and returns the best first, equal scores in catalogue order, at most "
+           "`limit`."],
     "E5": ["The program wants data, the model wants text. Where does each come from?",
            "labs/GUIDE.md, section 11.5 (structured results).",
            "structured_data returns a successful result's structuredContent as it came (None when it "
@@ -99,10 +100,10 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
            "with minimum and maximum (bound() keeps numbers only), boolean, an array of choices ('choices'); anything "
-           "else raises Unsupported. The title is the schema's title, or the property's name when it has "
-           "none; the description is '' unless a str. Set secret when SECRET_WORDS matches the name, or "
-           "matches ' ' + the title, description or format (each on its own: from a space, '^pin' matches "
-           "only a name, and 'pin the version' is no secret)."],
+           "else raises Unsupported. The title is the schema's title as text (str()), or the property's name "
+           "when it has none; the description is '' unless a str. Set secret when SECRET_NAME matches the "
+           "name, or SECRET_WORDS matches the title, description or format, each on its own ('pin' alone is "
+           "a PIN only as a name; 'pin the version' is no secret)."],
     "E8": ["A type checker can only refuse a wrong value if the stub names the values that are right. "
            "Which Python type lists exact values?",
            "labs/GUIDE.md, section 11.8 (code mode).",

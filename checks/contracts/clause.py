@@ -6,6 +6,7 @@ the judge in `checks.contracts` runs it."""
 from __future__ import annotations
 
 import contextvars
+import re
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Tuple
@@ -45,6 +46,14 @@ class Raised:
 
     def __str__(self) -> str:
         return f"raised {self.kind}" + (f"{DETAIL}at {self.at}" if self.at else "")
+
+
+LONG_NUMBER = re.compile(r"\d{31,}")
+
+
+def brief(text: str) -> str:
+    """An input as shown, every whole number past 30 digits said by its size (for `Clause.show`)."""
+    return LONG_NUMBER.sub(lambda m: f"<a {len(m.group(0))}-digit int>", text)
 
 
 CANCELLED = ("CancelledError", "Cancelled")  # asyncio's and trio's: the judge's own doing, not the code's

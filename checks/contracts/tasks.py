@@ -134,7 +134,9 @@ def show_field(case: Dict[str, Any]) -> str:
 
 
 def titles(st: Any) -> Any:
-    return st.one_of(st.just(ABSENT), st.none(), st.just(""), st.text(PLAIN, max_size=12))
+    # A server's title or description may be no string at all: a number, a list, true.
+    return st.one_of(st.just(ABSENT), st.none(), st.just(""), st.text(PLAIN, max_size=12),
+                     st.sampled_from([42, True, False, 0, ["Your note"], {"en": "Note"}, 10 ** 400]))
 
 
 def with_text(schema: Any, title: Any, description: Any) -> Any:
@@ -261,14 +263,17 @@ CONTRACTS = (
                       field("flag", {"type": "string", "enum": [1, True, 0, False]})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=120),
         Clause("E7.2", "must label the field with the schema's title, or the property's name when the "
-                       "title is missing or empty, and keep the description (\"\" when there is none)",
+                       "title is missing or empty, and keep the description (\"\" when there is none), each as "
+                       "text: a title or description that is not a string (42, true, a list) is none, or its str()",
                "lab rule: the specification leaves the label open; the name is what the server called it; "
                "a description that is not a string is none",
                labels, show_field,
                edges=(field("note", {"type": "string"}), field("note", {"type": "string", "title": ""}),
                       field("note", {"type": "string", "title": None, "description": None}),
                       field("note", {"type": "string", "title": "Your note", "description": "max 200"}),
-                      field("age", {"type": "integer", "description": 42})),
+                      field("age", {"type": "integer", "description": 42}),
+                      field("note", {"type": "string", "title": 42}), field("note", {"type": "string", "title": True}),
+                      field("note", {"type": "string", "title": ["Your note"], "description": {"en": "max 200"}})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=60),
         Clause("E7.3", "must refuse with Unsupported, and nothing else, any schema a form cannot show: not "
                        "an object, no type or an unknown one, an object or null type, an unknown format, "
@@ -283,7 +288,8 @@ CONTRACTS = (
                inputs=lambda st: field_cases(st, odd_schemas(st)), count=120),
         Clause("E7.4", "must flag a field whose name, title, description or format asks for a password, "
                        "token, key, PIN or other secret, and no other: each text on its own (the end of one "
-                       "and the start of the next are no phrase), \"pin\" alone only as the name",
+                       "and the start of the next are no phrase), the name as SECRET_NAME reads it (\"pin\" "
+                       "alone is a PIN there) and the others as SECRET_WORDS does (\"pin the version\" is none)",
                "MCP elicitation: form mode must not be used to ask for secrets; which words ask for one is "
                "a lab rule", secret, show_field,
                edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
@@ -295,7 +301,10 @@ CONTRACTS = (
                       field("private", {"type": "string", "description": "key rotation schedule"}),
                       field("version", {"type": "string", "description": "pin the version to deploy"}),
                       field("api_key", {"type": "string"}), field("private_key", {"type": "string"}),
-                      field("network", {"type": "string", "oneOf": [{"const": "tr", "title": "token ring"}]})),
+                      field("network", {"type": "string", "oneOf": [{"const": "tr", "title": "token ring"}]}),
+                      field("pin", {"type": "string"}), field("note", {"type": "string", "title": "Pin code"}),
+                      field("note", {"type": "string", "description": "Your PIN"}),
+                      field("note", {"type": "string", "title": "pin"})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Raised, Told, raised
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Raised, Told, brief, raised
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
@@ -54,7 +54,7 @@ async def ending(package: Target, reply: Dict[str, Any], method: str) -> str:
 
 
 def show_reply(reply: Dict[str, Any]) -> str:
-    return f"the reply {json.dumps({'jsonrpc': '2.0', 'id': 1, **reply})[:140]}"
+    return f"the reply {brief(json.dumps({'jsonrpc': '2.0', 'id': 1, **reply}))[:140]}"
 
 
 def json_values(st: Any) -> Any:
@@ -70,7 +70,8 @@ def results(st: Any) -> Any:
 
 
 def errors(st: Any) -> Any:
-    codes = st.one_of(st.integers(-40000, 40000), st.booleans(), st.text(max_size=6), st.none())
+    codes = st.one_of(st.integers(-40000, 40000), st.booleans(), st.text(max_size=6), st.none(),
+                      st.sampled_from([10 ** 400, -(2 ** 1024), 1.5, -32601.0]))
     shaped = st.fixed_dictionaries({"code": codes}, optional={"message": st.one_of(st.text(max_size=30),
                                                                                    json_values(st)),
                                                               "data": json_values(st)})
@@ -289,7 +290,9 @@ CONTRACTS = (
                       {"error": {"message": "no code"}}, {"error": {"code": True, "message": "x"}},
                       {"error": {"code": "-32601", "message": "x"}}, {"error": {}},
                       {"error": {"code": -32602, "message": "Unknown tool 'x'\n"}},
-                      {"error": {"code": -32603, "message": " indented, " + "and long " * 25}}),
+                      {"error": {"code": -32603, "message": " indented, " + "and long " * 25}},
+                      {"error": {"code": 10 ** 400, "message": "a code past a float's range"}},
+                      {"error": {"code": 1.5, "message": "a code that is no integer"}}),
                inputs=errors, count=80),
         Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation (a reply "
                       "with both breaks the same rule; which way a client takes that one is not judged)",

@@ -93,8 +93,9 @@ return
     "E4": """\
 # TODO extension E4: search_tools finds nothing. Score each entry by the
 # query words found in it: 3 per word in its name, 2 in its title, 1 in its
-# description, all three the server's own (entry.original_name, entry.tool).
-# Best first, ties in catalogue order, no match left out.
+# description, all three the server's own (entry.original_name, entry.tool:
+# its "title", not annotations.title; a title or description that is not a
+# string is none). Best first, ties in catalogue order, no match left out.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.4.
 return []
 """,
@@ -120,8 +121,10 @@ raise NotImplementedError("extension E6: decide when a task has finished (labs/G
 # TODO extension E7: turn one property of the requested schema into a FormField:
 # a string (with a known format, or a choice when it lists values), a number or
 # integer (with its bounds), a boolean, or an array of choices, labelled with its
-# title (the property's name when it has none). Anything else: raise
-# Unsupported with the reason (labs/GUIDE.md 11.7).
+# title as text (the property's name when it has none). Anything else: raise
+# Unsupported with the reason (labs/GUIDE.md 11.7). Flag it secret when
+# SECRET_NAME matches the name or SECRET_WORDS matches its title, description
+# or format, each text on its own, as the patterns are given.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.7.
 raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
 """,

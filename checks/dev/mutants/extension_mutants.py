@@ -71,7 +71,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "E4", ("clause E4.1", "export-invoice")),
     LearnerMutant("the title read through ToolEntry.title, which falls back to the name", "E4",
                   '2 * len(wanted & words(title if isinstance(title, str) else ""))',
-                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.2", "export_a (no title")),
+                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.1", "annotations.title 'Note'")),
     # -- E3: progress -------------------------------------------------------------------
     LearnerMutant("progress taken as a number without a check", "E3",
                   "        if not is_number(progress):\n            return  # not a progress report: nothing to "
@@ -127,7 +127,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     LearnerMutant("any type accepted", "E7",
                   '        raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")',
                   '        made.kind = "text"', "E7", ("a form cannot show it (raise Unsupported)",)),
-    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n",
+    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_NAME.search(name)) or \\\n",
                   "    made.secret = False and \\\n",
                   "E7", ("secret False (want True)",)),
     LearnerMutant("faked: every question declined without asking anyone", "E7",
@@ -138,8 +138,8 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
                   ("title '' (want 'ratio')",)),
     LearnerMutant("the texts joined before the search: 'api' and 'Key features' make an API key", "E7",
-                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n"
-                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
+                  "    made.secret = bool(SECRET_NAME.search(name)) or \\\n"
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
                   "    made.secret = bool(SECRET_WORDS.search(\" \".join((name, made.title, made.description, made.format))))\n",
                   "E7", ("clause E7.4", "'api'")),
     # -- E8: code mode --------------------------------------------------------------------------------
@@ -229,9 +229,9 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
                   "        return error_result(f\"The task failed on the server ({why}).\")\n", "E6",
                   ("clause E6.2", "past 500 characters")),
-    LearnerMutant("'pin' searched for in every text, not only the name", "E7",
-                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
+    LearnerMutant("SECRET_NAME, where 'pin' alone counts, searched in every text, not only the name", "E7",
                   "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
+                  "        any(SECRET_NAME.search(text) for text in (made.title, made.description, made.format))\n",
                   "E7", ("clause E7.4", "pin the version")),
     LearnerMutant("a byte order mark dropped from every line", "E9",
                   "        if line == \"\":  # a blank line ends the event\n",
@@ -331,4 +331,27 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            import asyncio\n"
                   "            if not approved(await asyncio.wait_for(self._read(\"Send this to the model? [y/N]: \"), 600)):\n",
                   "E11", ("clause E11.5", "called asyncio.wait_for", "sampler.py:")),
+    LearnerMutant("a progress checked with math.isfinite, which raises on 10**400", "E3",
+                  "        if not is_number(progress):\n",
+                  "        if not isinstance(progress, (int, float)) or isinstance(progress, bool) or "
+                  "not math.isfinite(progress):\n", "E3", ("clause E3.1", "raised OverflowError", "<a 401-digit int>")),
+    LearnerMutant("a title or description that is not a string read as text", "E4",
+                  SCORED, "        score = 3 * len(wanted & name) + 2 * len(wanted & words(title or \"\")) "
+                          "+ len(wanted & words(description or \"\"))\n", "E4",
+                  ("clause E4.1", "raised AttributeError", "title 42")),
+    LearnerMutant("annotations.title taken for a tool without a title", "E4",
+                  "        title, description = entry.tool.get(\"title\"), entry.tool.get(\"description\")\n",
+                  "        title, description = entry.tool.get(\"title\") or (entry.tool.get(\"annotations\") or {}).get("
+                  "\"title\"), entry.tool.get(\"description\")\n", "E4", ("clause E4.1", "annotations.title 'Note'")),
+    LearnerMutant("SECRET_WORDS on all four texts: a field named pin is no secret", "E7",
+                  "    made.secret = bool(SECRET_NAME.search(name)) or \\\n",
+                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n", "E7", ("clause E7.4", "the property 'pin'")),
+    LearnerMutant("one pattern on all four texts, a bare 'pin' match skipped: 'Pin code' no secret", "E7",
+                  "    made.secret = bool(SECRET_NAME.search(name)) or \\\n"
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
+                  "    found = [re.search(r\"pin\\b\", t, re.I) or SECRET_WORDS.search(t) for t in (name, made.title, made.description, made.format)]\n"
+                  "    made.secret = any(m is not None and m.group(0).lower() != \"pin\" for m in found)\n",
+                  "E7", ("clause E7.4",)),
+    LearnerMutant("a title that is not a string kept as it came", "E7", 'str(schema.get("title") or name)',
+                  'schema.get("title") or name', "E7", ("clause E7.2", "'title': 42", "raised TypeError")),
 )

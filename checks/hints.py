@@ -95,7 +95,9 @@ HINTS: Dict[str, List[str]] = {
            "settled returns state.result for completed (a dict, isError or not), an error_result naming "
            "the server's error (code and message; the statusMessage when there is no error) for failed, "
            "one saying it was cancelled (with the statusMessage) for cancelled, and None for working "
-           "and input_required."],
+           "and input_required. The server's words in the text (its message, a code, a task id if you name "
+           "it) through shown(text, REASON_CHARS), and McpError.from_reply reads the error (a code that is no "
+           "int is none)."],
     "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
@@ -119,9 +121,10 @@ HINTS: Dict[str, List[str]] = {
     "E10": ["A link is one server's word. Which servers may a URI be read from, and what if more than one "
             "offered it?",
             "labs/GUIDE.md, section 11.10 (resources).",
-            "resolve: not a non-empty str -> (None, why); holders = self._by_uri.get(uri, []); a server named "
-            "(a non-empty str) -> (server, '') if it is in holders, else (None, why); one holder -> (it, ''); "
-            "several -> (None, why naming them); none -> (None, why)."],
+            "resolve: not a non-empty str -> (None, NO_URI); holders = self._by_uri.get(uri, []); none -> "
+            "(None, offered_by_none(uri)), whatever server is named; a server named (a non-empty str) -> "
+            "(server, '') if it is in holders, else (None, not_offered_by(...)); one holder -> (it, ''); "
+            "several -> (None, offered_by_several(...)). The helpers cut and escape the server's words."],
     "E11": ["Who must say yes, and when, before a server's request reaches the model, and before the "
             "model's words go back?",
             "labs/GUIDE.md, section 11.11 (sampling).",

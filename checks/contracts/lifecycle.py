@@ -37,13 +37,28 @@ def resolved(package: Target, case: Dict[str, Any]) -> Told:
     if alias is None:
         if not (isinstance(why, str) and why):
             return Told("refused without saying why")
+        # The reason reaches the model: a URI (the server's word, or the model's) cut and shown in it.
+        safe = "" if len(why) <= WHY_BOUND and not CONTROL.search(why) else \
+            (f" (a reason of {len(why):,} characters" if len(why) > WHY_BOUND else " (a reason") + \
+            (", a raw control character in it)" if CONTROL.search(why) else ")")
         # Several offered it: the model can only choose if the refusal names them all.
         holders = [a for a, uris in case["offers"] if a and case["uri"] in uris] if isinstance(case["uri"], str) else []
         holders = list(dict.fromkeys(holders))
-        named = sum(1 for a in holders if a in why) if len(holders) > 1 else 0
-        return Told(f"refused, naming {named} of the {len(holders)} servers that offered it"
-                    if len(holders) > 1 else "refused, saying why")
+        if len(holders) > 1:
+            named = sum(1 for a in holders if a in why)
+            return Told(f"refused, naming {named} of the {len(holders)} servers that offered it{safe}")
+        asked = case.get("server")
+        if not holders and isinstance(asked, str) and asked and asked in why.replace(str(case["uri"]), ""):
+            # Nobody offered it: "server X did not offer it" would send the model to try another.
+            return Told(f"refused, naming the server asked for, as if another might have offered it{safe}")
+        return Told(f"refused, saying why{safe}")
     return Told(f"read it from {alias!r}" if isinstance(alias, str) else f"returned the alias {alias!r:.40}")
+
+
+WHY_BOUND = 600  # the most a refusal's words run to when the URI and the names in it are cut (shown())
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A URI as a server may link it, or a model ask for it: long, and holding what a terminal obeys.
+LONG_URI = "note://n-1/" + "\x1b]52;c;cGF3bmVk\x07" + "x" * 3000
 
 
 def show_offers(case: Dict[str, Any]) -> str:
@@ -54,7 +69,7 @@ def show_offers(case: Dict[str, Any]) -> str:
 
 
 URIS = ["note://n-1", "note://n-2", "Note://n-1", "note://n-1/", "note://n%2D1", "note://é", "", " ",
-        "file:///etc/passwd", "note://n-1\n"]
+        "file:///etc/passwd", "note://n-1\n", LONG_URI, "note://\x1b[2J"]
 
 
 def offer_cases(st: Any, named: bool) -> Any:
@@ -85,16 +100,19 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": [("notes", [" "])], "uri": " "},
                   {"offers": [("notes", ["note://cafe\u0301"])], "uri": "note://caf\u00e9"}),
            inputs=lambda st: offer_cases(st, False), count=120),
-    Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
-                    "uri that is not a non-empty string (null, 0, a list, \"\", even one a listing held), never "
-                    "raising",
+    Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered (whatever "
+                    "server the model named: no other has it either), and a uri that is not a non-empty string "
+                    "(null, 0, a list, \"\", even one a listing held), never raising; a reason reaches the model, "
+                    "so a URI or name in it is cut and its control characters shown (the module's helpers do it)",
            "lab rule: a link is the server's word; anything else could point the model anywhere", resolved,
            show_offers,
            edges=({"offers": [], "uri": "note://n-1"}, {"offers": ONE, "uri": None}, {"offers": ONE, "uri": ""},
                   {"offers": [("notes", [""])], "uri": ""}, {"offers": ONE, "uri": "file:///etc/passwd"},
                   {"offers": ONE, "uri": 0}, {"offers": ONE, "uri": ["note://n-1"]},
                   {"offers": [("notes", ["5"])], "uri": 5},
-                  {"offers": [("notes", ["['note://n-1']"])], "uri": ["note://n-1"]}),
+                  {"offers": [("notes", ["['note://n-1']"])], "uri": ["note://n-1"]},
+                  {"offers": ONE, "uri": LONG_URI}, {"offers": ONE, "uri": "note://n-2", "server": "archive"},
+                  {"offers": BOTH, "uri": "note://n-2", "server": "notes"}),
            inputs=lambda st: offer_cases(st, False), count=100),
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
                     "read it from that one; must refuse a named server that did not offer it (names are exact: "
@@ -111,7 +129,8 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": ONE, "uri": "note://n-1", "server": 0},
                   {"offers": ONE, "uri": "note://n-1", "server": True},
                   {"offers": ONE, "uri": "note://n-1", "server": ["notes"]},
-                  {"offers": BOTH, "uri": "note://n-1", "asked before": ["note://n-1", "archive"]}),
+                  {"offers": BOTH, "uri": "note://n-1", "asked before": ["note://n-1", "archive"]},
+                  {"offers": [("notes", [LONG_URI]), ("archive", [LONG_URI])], "uri": LONG_URI}),
            inputs=lambda st: offer_cases(st, True), count=150),
 ))
 

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Dict, List
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told, brief
 from checks.contracts.wire import json_values
 from checks.target import Target
 
@@ -57,23 +57,31 @@ def ending(package: Target, case: Dict[str, Any]) -> Told:
 TEXT_BOUND = 500  # the most an error result's words run to when every text a server sent was cut
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 LONG = "Disk full \x1b]52;c;cGF3bmVk\x07 " * 40  # 1,200 characters, an escape sequence in each line
+# A task id is the server's word too: of any length, with what a terminal obeys (OSC 52 writes the clipboard).
+LONG_ID = "t-\x1b]52;c;cGF3bmVk\x07" + "x" * 2000
+# An error's code as a server may send it: past a float, a string that carries an escape, no number.
+ODD_CODES = [10 ** 600, "-32603\x1b]52;c;cGF3bmVk\x07", "E" * 600, 1.5, True, None]
 
 
 def show_task(case: Dict[str, Any]) -> str:
     shown = {k: v for k, v in case.items() if k != "task"}
-    return f"a task snapshot {shown!r:.200}"
+    task_id = case["task"]
+    named = f"task id {task_id!r}" if len(task_id) <= 40 else f"a {len(task_id):,}-character task id {task_id[:24]!r}…"
+    return brief(f"a task snapshot ({named}) {shown!r}")[:240]
 
 
 def snapshots(st: Any, statuses: List[str]) -> Any:
-    words = st.text(PLAIN, max_size=24)
-    error = st.one_of(st.none(), st.fixed_dictionaries(
-        {"code": st.integers(-33000, 40000), "message": words}),
-        st.sampled_from(["disk full", 42, [], True]))  # no error object at all
+    words = st.one_of(st.text(PLAIN, max_size=24), st.text(PLAIN, max_size=24),
+                      st.sampled_from([LONG, "stopped \x1b[2J\r by the operator"]))
+    code = st.one_of(st.integers(-33000, 40000), st.integers(-33000, 40000), st.sampled_from(ODD_CODES))
+    error = st.one_of(st.none(), st.fixed_dictionaries({"code": code, "message": words}),
+                      st.sampled_from(["disk full", 42, [], True]))  # no error object at all
     result = st.one_of(st.fixed_dictionaries({"content": st.just([{"type": "text", "text": "done"}])},
                                              optional={"isError": st.booleans(),
                                                        "structuredContent": json_values(st)}),
                        st.just({}))
-    return st.fixed_dictionaries({"task": st.just("t-1"), "status": st.sampled_from(statuses),
+    task_id = st.one_of(st.just("t-1"), st.text(max_size=12), st.sampled_from([LONG_ID, "t-\x1b[2J", "t" * 300]))
+    return st.fixed_dictionaries({"task": task_id, "status": st.sampled_from(statuses),
                                   "message": words, "result": result, "error": error})
 
 
@@ -211,9 +219,10 @@ CONTRACTS = (
                inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
         Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
                        "and names the server's error code and message (whatever the error's data holds, and "
-                       "whichever member is missing), or its statusMessage when the server sent no error "
-                       "object (an error that is not an object is none: no code to name); the server's words "
-                       "cut and their control characters shown, as the module's shown() does",
+                       "whichever member is missing; a code that is no integer is none), or its statusMessage "
+                       "when the server sent no error object (an error that is not an object is none: no code "
+                       "to name); every word of the server's that it puts in the result (the task id, a code, a "
+                       "message) cut and its control characters shown, as the module's shown() does",
                "MCP tasks: a failed task carries the JSON-RPC error; one that is not an object the lab reads "
                "as none (lab rule)", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
@@ -225,7 +234,10 @@ CONTRACTS = (
                           "content": [{"type": "text", "text": "exported 0 rows"}]}}),
                       task("failed", error={"code": -32603, "message": LONG}), task("failed", message=LONG),
                       task("failed", error={"code": -32603, "message": "Internal error: archive store offline",
-                                            "data": {"message": "retry later"}})),
+                                            "data": {"message": "retry later"}}),
+                      task("failed", task=LONG_ID, error={"code": -32603, "message": "disk full"}),
+                      task("failed", error={"code": ODD_CODES[1], "message": "disk full"}),
+                      task("failed", error={"code": ODD_CODES[0], "message": "disk full"})),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
                        "cancelled, with the statusMessage (cut and shown, as for a failed one), whoever "
@@ -233,7 +245,8 @@ CONTRACTS = (
                "MCP tasks: cancelled is a terminal status, and a server may cancel on its own",
                ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled"),
                                          task("cancelled", message="cancelled by the server"),
-                                         task("cancelled", message=LONG)),
+                                         task("cancelled", message=LONG),
+                                         task("cancelled", task=LONG_ID, message="stopped by an operator")),
                inputs=lambda st: snapshots(st, ["cancelled"]), count=30),
         Clause("E6.4", "must return None (keep waiting) while the task is working or input_required, "
                        "whatever else the snapshot carries",

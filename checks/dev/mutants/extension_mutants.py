@@ -352,6 +352,29 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "    found = [re.search(r\"pin\\b\", t, re.I) or SECRET_WORDS.search(t) for t in (name, made.title, made.description, made.format)]\n"
                   "    made.secret = any(m is not None and m.group(0).lower() != \"pin\" for m in found)\n",
                   "E7", ("clause E7.4",)),
+    LearnerMutant("the task id in a failed task's text, as it came", "E6",
+                  "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
+                  "        return error_result(f\"Task {state.task_id} failed on the server ({shown(why, REASON_CHARS)}).\")\n",
+                  "E6", ("clause E6.2", "2,018-character task id", "past 500 characters, a raw control character")),
+    LearnerMutant("the error's code put in the text as the server sent it", "E6",
+                  "        why = f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\")\n",
+                  "        code = state.error.get(\"code\") if error else None\n"
+                  "        why = f\"{error.message}\" if error else (state.message or \"no reason given\")\n"
+                  "        if error:\n"
+                  "            return error_result(f\"The task failed on the server (error {code}: {shown(why, REASON_CHARS)}).\")\n",
+                  "E6", ("clause E6.2", "a raw control character in it")),
+    LearnerMutant("a server named for a URI nobody offered told it did not offer it", "E10",
+                  "        if not holders:  # whichever server the model named: no other would do either\n"
+                  "            return None, offered_by_none(uri)\n"
+                  "        if isinstance(server, str) and server:\n"
+                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n",
+                  "        if isinstance(server, str) and server:\n"
+                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n"
+                  "        if not holders:\n            return None, offered_by_none(uri)\n",
+                  "E10", ("clause E10.2", "naming the server asked for")),
+    LearnerMutant("a refusal that names the URI as it came", "E10", "            return None, offered_by_none(uri)\n",
+                  "            return None, f\"No server offered {uri} in this run.\"\n", "E10",
+                  ("clause E10.2", "a reason of 3,058 characters, a raw control character in it")),
     LearnerMutant("a title that is not a string kept as it came", "E7", 'str(schema.get("title") or name)',
                   'schema.get("title") or name', "E7", ("clause E7.2", "'title': 42", "raised TypeError")),
 )

@@ -133,7 +133,9 @@ HINTS: Dict[str, List[str]] = {
             "Declined; system, messages = conversation(ask, new_fence()); turn = await capped("
             "self.model, ask.max_tokens).next_turn(system, [], messages); text, cut = cut_reply(turn.text, "
             "ask.max_tokens); say(describe_reply(ask, text, ...)) with the text that goes back; not "
-            "approved(...) -> raise Declined; after the turn, return reply_result(text, self.model.name, cut)."],
+            "approved(...) -> raise Declined; after the turn, return reply_result(text, self.model.name, cut) "
+            "(cut from cut_reply: maxTokens only when the reply was cut). A model that fails: let its error "
+            "out, not Declined."],
 }
 
 

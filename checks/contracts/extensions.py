@@ -228,19 +228,27 @@ def catalogues(st: Any, cut: bool) -> Any:
 # -- E5: structured results ---------------------------------------------------------
 
 
+# An outputSchema that is no schema ("objekt" is no type): call_tool checks nothing against it
+# (checked_output), so any structuredContent reaches structured_data, and checking it there raises.
+BROKEN_SCHEMA = {"type": "objekt"}
+
+
 def data(package: Target, case: Dict[str, Any]) -> Any:
     tool: Optional[Dict[str, Any]] = None
     if case["entry"] != "none":
         tool = {"name": "t", "inputSchema": {"type": "object"}}
         if case["entry"] == "with outputSchema":
             tool["outputSchema"] = {"type": "object"}
+        if case["entry"] == "with a broken outputSchema":
+            tool["outputSchema"] = BROKEN_SCHEMA
     result = {k: v for k, v in case["result"].items() if v != ABSENT}
     return package.module("tool_calls").structured_data(entry(package, tool) if tool else None, result)
 
 
 def show_data(case: Dict[str, Any]) -> str:
     result = {k: v for k, v in case["result"].items() if v != ABSENT}
-    where = "no entry (not a known tool)" if case["entry"] == "none" else f"a tool {case['entry']}"
+    where = "no entry (not a known tool)" if case["entry"] == "none" else f"a tool {case['entry']}" + \
+        (f" ({BROKEN_SCHEMA})" if case["entry"] == "with a broken outputSchema" else "")
     return f"{where} and the result {result!r:.160}"
 
 
@@ -249,7 +257,24 @@ def results(st: Any, entries: List[str], errors: List[Any]) -> Any:
         "content": st.just([{"type": "text", "text": "ok"}]),
         "isError": st.sampled_from(errors),
         "structuredContent": st.one_of(st.just(ABSENT), json_values(st))})
-    return st.fixed_dictionaries({"entry": st.sampled_from(entries), "result": result})
+    return st.fixed_dictionaries({"entry": st.sampled_from(entries), "result": result}).map(reachable)
+
+
+def reachable(case: Dict[str, Any]) -> Dict[str, Any]:
+    """The result as call_tool can hand it on: for a tool with a sound outputSchema (an
+    object), a successful result's structuredContent fits it, since checked_output turned
+    any other into an error. An input no call can bring would judge a check that is harmless."""
+    result = case["result"]
+    if case["entry"] == "with outputSchema" and not is_error(result):
+        content = result["structuredContent"]
+        result["structuredContent"] = {} if content == ABSENT else content if isinstance(content, dict) \
+            else {"value": content}
+    return case
+
+
+def is_error(result: Dict[str, Any]) -> bool:
+    """Whether checked_output passes the result on unchecked, as an error (any true isError)."""
+    return result.get("isError") != ABSENT and bool(result.get("isError"))
 
 
 def case_of(entry_kind: str, **result: Any) -> Dict[str, Any]:
@@ -391,7 +416,8 @@ CONTRACTS = (
                inputs=lambda st: results(st, ["none"], [False, True, ABSENT]), count=30),
         Clause("E5.3", "must give a successful result's structuredContent as it came (None when it has "
                        "none), for a tool with or without an outputSchema: call_tool has already turned a "
-                       "result that breaks its schema into an error",
+                       "result that breaks a sound schema into an error, and checked nothing against one that is "
+                       "no schema (checking it again there raises)",
                "MCP: structuredContent is the tool's data; the lab hands it over unchanged", data, show_data,
                edges=(case_of("with outputSchema", isError=False, structuredContent={"id": "n-1"}),
                       case_of("with outputSchema", isError=None, structuredContent={"id": "n-1"}),
@@ -399,9 +425,11 @@ CONTRACTS = (
                       case_of("with outputSchema", isError="", structuredContent={"id": "n-1"}),
                       case_of("with outputSchema", isError=ABSENT, structuredContent={}),
                       case_of("without outputSchema", isError=False, structuredContent=[1, 2]),
-                      case_of("with outputSchema", isError=False, structuredContent=0),
+                      case_of("with a broken outputSchema", isError=False, structuredContent=[1, 2]),
+                      case_of("with a broken outputSchema", isError=ABSENT, structuredContent={"id": "n-1"}),
                       {"entry": "without outputSchema", "result": {"content": [{"type": "text", "text": '{"n": 3}'}]}}),
-               inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [False, ABSENT]),
+               inputs=lambda st: results(st, ["with outputSchema", "without outputSchema",
+                                              "with a broken outputSchema"], [False, ABSENT]),
                count=60),
     )),
 )

@@ -267,7 +267,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            self._task_group.start_soon(self._relist, alias)\n",
                   "            async def bounded() -> None:\n                with anyio.move_on_after(1.0):\n"
                   "                    await self._relist(alias)\n            self._task_group.start_soon(bounded)\n",
-                  "E2", ("clause E2.1", "30 s in coming")),
+                  "E2", ("clause E2.1", "30 s in coming", "it gave up on 1 re-list answer(s) before they came")),
     LearnerMutant("the alias lower-cased before it is looked up", "E2",
                   "        if self._task_group is not None and alias in self.connections:\n",
                   "        alias = alias.lower()\n        if self._task_group is not None and alias in self.connections:\n",
@@ -330,7 +330,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
                   "            import asyncio\n"
                   "            if not approved(await asyncio.wait_for(self._read(\"Send this to the model? [y/N]: \"), 600)):\n",
-                  "E11", ("clause E11.5", "called asyncio.wait_for", "sampler.py:")),
+                  "E11", ("clause E11.6", "called asyncio.wait_for", "sampler.py:")),
     LearnerMutant("a progress checked with math.isfinite, which raises on 10**400", "E3",
                   "        if not is_number(progress):\n",
                   "        if not isinstance(progress, (int, float)) or isinstance(progress, bool) or "
@@ -377,4 +377,49 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   ("clause E10.2", "a reason of 3,058 characters, a raw control character in it")),
     LearnerMutant("a title that is not a string kept as it came", "E7", 'str(schema.get("title") or name)',
                   'schema.get("title") or name', "E7", ("clause E7.2", "'title': 42", "raised TypeError")),
+    LearnerMutant("stopReason maxTokens whenever the request's maxTokens was capped", "E11",
+                  "        return reply_result(text, self.model.name, cut)\n",
+                  "        return reply_result(text, self.model.name, cut or ask.max_tokens < ask.asked_tokens)\n", "E11",
+                  ("clause E11.4", "'maxTokens': 3000", "(maxTokens)")),
+    LearnerMutant("a fence counted from the run's budget: new each request, and predictable", "E11",
+                  "            system, messages = conversation(ask, new_fence())\n",
+                  "            system, messages = conversation(ask, f\"fence-{self.budget.used}\")\n", "E11",
+                  ("clause E11.2", "a fresh sampler gives the same request")),
+    LearnerMutant("the model's failure sent back as its reply", "E11",
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "            text, cut = cut_reply(turn.text, ask.max_tokens)\n",
+                  "            try:\n"
+                  "                turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "                text, cut = cut_reply(turn.text, ask.max_tokens)\n"
+                  "            except Exception as exc:\n"
+                  "                text, cut = f\"(the model failed: {exc})\", False\n", "E11",
+                  ("clause E11.5", "the model failed", "raised ModelApiError")),
+    LearnerMutant("the model's failure turned into a decline", "E11",
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n",
+                  "            try:\n"
+                  "                turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "            except Exception as exc:\n"
+                  "                raise Declined(f\"the model failed: {exc}\")\n", "E11",
+                  ("clause E11.5", "then declined", "then raised ModelApiError")),
+    LearnerMutant("an empty answer asked again, and again", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
+                  "            answer = await self._read(\"Send this to the model? [y/N]: \")\n"
+                  "            while not answer.strip():\n"
+                  "                answer = await self._read(\"Send this to the model? [y/N]: \")\n"
+                  "            if not approved(answer):\n", "E11", ("clause E11.2", "a loop that never ends")),
+    LearnerMutant("structuredContent checked again against the outputSchema", "E5",
+                  "        return None\n    return result.get(\"structuredContent\")\n",
+                  "        return None\n    validator = entry.output_validator\n"
+                  "    if validator is not None and entry.problem(validator, result.get(\"structuredContent\")) is not None:\n"
+                  "        return None\n    return result.get(\"structuredContent\")\n", "E5",
+                  ("clause E5.3", "broken outputSchema", "raised UnknownType")),
+    LearnerMutant("one flag for every server's re-lists: a change of one hidden by another's", "E2", RELIST,
+                  "        if self._task_group is None or alias not in self.connections:\n            return\n"
+                  "        if self.__dict__.get(\"_busy\"):\n            self.__dict__[\"_again\"] = True\n            return\n"
+                  "        self.__dict__[\"_busy\"] = True\n\n"
+                  "        async def run() -> None:\n            try:\n                await self._relist_once(alias)\n"
+                  "                while self.__dict__.pop(\"_again\", False):\n"
+                  "                    await self._relist_once(alias)\n            finally:\n"
+                  "                self.__dict__[\"_busy\"] = False\n        self._task_group.start_soon(run)\n", "E2",
+                  ("clause E2.2", "the server beside it with ['steady']")),
 )

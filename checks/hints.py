@@ -54,8 +54,9 @@ HINTS: Dict[str, List[str]] = {
     "8": ["If one server fails during discovery, what should the others see?",
           "labs/GUIDE.md, section 6 (failure isolation).",
           "In refresh, wrap each server's whole connect in its own try/except and anyio.fail_after("
-          "self.discovery_timeout) (per-request timeouts alone let a slow server through); on "
-          "failure, offline[spec.alias] = reason(exc)."],
+          "self.discovery_timeout) (per-request timeouts alone let a slow server through; asyncio.wait_for "
+          "fails on trio, which the checks run it on too); on failure, offline[spec.alias] = reason(exc). "
+          "Keep the task group, so every server's discovery starts at once."],
     "9": ["Follow one turn: the model's tool call, the call through the aggregator, the result back.",
           "labs/GUIDE.md, section 4, the paragraph on the step limit.",
           "run_agent loops at most max_steps turns: ask the model, run each tool call with "
@@ -80,8 +81,9 @@ HINTS: Dict[str, List[str]] = {
            "labs/GUIDE.md, section 11.4 (many tools).",
            "rank scores each entry 3 per query word in its name (the tool's own, entry.original_name, "
            "split on _ and .), 2 per word in its title, 1 per word in its description (the tool's own, "
-           "in entry.tool: not ToolEntry.title or .description); it leaves out score 0 and returns the best first, "
-           "equal scores in catalogue order, at most `limit`."],
+           "in entry.tool: not ToolEntry.title or .description, not annotations.title; one that is not a str is "
+           "none); it leaves out score 0 and returns the best first, equal scores in catalogue order, at most "
+           "`limit`."],
     "E5": ["The program wants data, the model wants text. Where does each come from?",
            "labs/GUIDE.md, section 11.5 (structured results).",
            "structured_data returns a successful result's structuredContent as it came (None when it "
@@ -93,15 +95,17 @@ HINTS: Dict[str, List[str]] = {
            "settled returns state.result for completed (a dict, isError or not), an error_result naming "
            "the server's error (code and message; the statusMessage when there is no error) for failed, "
            "one saying it was cancelled (with the statusMessage) for cancelled, and None for working "
-           "and input_required."],
+           "and input_required. The server's words in the text (its message, a code, a task id if you name "
+           "it) through shown(text, REASON_CHARS), and McpError.from_reply reads the error (a code that is no "
+           "int is none)."],
     "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
            "with minimum and maximum (bound() keeps numbers only), boolean, an array of choices ('choices'); anything "
-           "else raises Unsupported. The title is the schema's title, or the property's name when it has "
-           "none; the description is '' unless a str. Set secret when SECRET_WORDS matches the name, or "
-           "matches ' ' + the title, description or format (each on its own: from a space, '^pin' matches "
-           "only a name, and 'pin the version' is no secret)."],
+           "else raises Unsupported. The title is the schema's title as text (str()), or the property's name "
+           "when it has none; the description is '' unless a str. Set secret when SECRET_NAME matches the "
+           "name, or SECRET_WORDS matches the title, description or format, each on its own ('pin' alone is "
+           "a PIN only as a name; 'pin the version' is no secret)."],
     "E8": ["A type checker can only refuse a wrong value if the stub names the values that are right. "
            "Which Python type lists exact values?",
            "labs/GUIDE.md, section 11.8 (code mode).",
@@ -117,9 +121,10 @@ HINTS: Dict[str, List[str]] = {
     "E10": ["A link is one server's word. Which servers may a URI be read from, and what if more than one "
             "offered it?",
             "labs/GUIDE.md, section 11.10 (resources).",
-            "resolve: not a non-empty str -> (None, why); holders = self._by_uri.get(uri, []); a server named "
-            "(a non-empty str) -> (server, '') if it is in holders, else (None, why); one holder -> (it, ''); "
-            "several -> (None, why naming them); none -> (None, why)."],
+            "resolve: not a non-empty str -> (None, NO_URI); holders = self._by_uri.get(uri, []); none -> "
+            "(None, offered_by_none(uri)), whatever server is named; a server named (a non-empty str) -> "
+            "(server, '') if it is in holders, else (None, not_offered_by(...)); one holder -> (it, ''); "
+            "several -> (None, offered_by_several(...)). The helpers cut and escape the server's words."],
     "E11": ["Who must say yes, and when, before a server's request reaches the model, and before the "
             "model's words go back?",
             "labs/GUIDE.md, section 11.11 (sampling).",
@@ -128,7 +133,9 @@ HINTS: Dict[str, List[str]] = {
             "Declined; system, messages = conversation(ask, new_fence()); turn = await capped("
             "self.model, ask.max_tokens).next_turn(system, [], messages); text, cut = cut_reply(turn.text, "
             "ask.max_tokens); say(describe_reply(ask, text, ...)) with the text that goes back; not "
-            "approved(...) -> raise Declined; after the turn, return reply_result(text, self.model.name, cut)."],
+            "approved(...) -> raise Declined; after the turn, return reply_result(text, self.model.name, cut) "
+            "(cut from cut_reply: maxTokens only when the reply was cut). A model that fails: let its error "
+            "out, not Declined."],
 }
 
 

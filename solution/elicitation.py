@@ -22,11 +22,13 @@ from typing import Any, Awaitable, Callable, List, Optional, Tuple
 from .jsonrpc import Json
 
 FORMATS = ("email", "uri", "date", "date-time")
-# "pin" alone is an everyday word ("pin the version"): a PIN is one in capitals, a
-# field named pin, or a pin code or number.
+# Words that ask for a secret, in any one of a field's texts (its title, description or
+# format), each searched on its own. "pin" alone is an everyday word ("pin the version"):
+# a PIN is one in capitals, a pin code or a pin number.
 SECRET_WORDS = re.compile(r"pass(word|phrase|code)?\b|secret|token|api[\s_-]?key|private[\s_-]?key|"
-                          r"credential|(?-i:\bPIN\b)|^pin\b|\bpin[\s_-]?(code|number)\b|\bcvv\b|\bssn\b",
-                          re.I)
+                          r"credential|(?-i:\bPIN\b)|\bpin[\s_-]?(code|number)\b|\bcvv\b|\bssn\b", re.I)
+# The same for the field's name, an identifier: there "pin" alone is a PIN too ("pin", "pin-code").
+SECRET_NAME = re.compile(SECRET_WORDS.pattern + r"|^pin\b", re.I)
 
 
 class Unsupported(Exception):
@@ -119,10 +121,10 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
     else:
         raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")
     # Each text on its own: joined, the end of one and the start of the next read as one
-    # phrase (a field "api" titled "Key features" is no API key). "pin" alone counts
-    # only as the field's name: the other texts are searched from a space, not a start.
-    made.secret = bool(SECRET_WORDS.search(name)) or \
-        any(SECRET_WORDS.search(" " + text) for text in (made.title, made.description, made.format))
+    # phrase (a field "api" titled "Key features" is no API key). The name with SECRET_NAME,
+    # where "pin" alone counts; the other texts with SECRET_WORDS, where it does not.
+    made.secret = bool(SECRET_NAME.search(name)) or \
+        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))
     return made
     # <<< extension E7
 

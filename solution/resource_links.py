@@ -71,13 +71,13 @@ class Offers:
         if not isinstance(uri, str) or not uri:
             return None, NO_URI
         holders = self._by_uri.get(uri, [])
+        if not holders:  # whichever server the model named: no other would do either
+            return None, offered_by_none(uri)
         if isinstance(server, str) and server:
             return (server, "") if server in holders else (None, not_offered_by(server, uri))
         if len(holders) == 1:
             return holders[0], ""
-        if holders:
-            return None, offered_by_several(uri, holders)
-        return None, offered_by_none(uri)
+        return None, offered_by_several(uri, holders)
         # <<< extension E10
 
     def __contains__(self, uri: str) -> bool:

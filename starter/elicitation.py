@@ -22,11 +22,13 @@ from typing import Any, Awaitable, Callable, List, Optional, Tuple
 from .jsonrpc import Json
 
 FORMATS = ("email", "uri", "date", "date-time")
-# "pin" alone is an everyday word ("pin the version"): a PIN is one in capitals, a
-# field named pin, or a pin code or number.
+# Words that ask for a secret, in any one of a field's texts (its title, description or
+# format), each searched on its own. "pin" alone is an everyday word ("pin the version"):
+# a PIN is one in capitals, a pin code or a pin number.
 SECRET_WORDS = re.compile(r"pass(word|phrase|code)?\b|secret|token|api[\s_-]?key|private[\s_-]?key|"
-                          r"credential|(?-i:\bPIN\b)|^pin\b|\bpin[\s_-]?(code|number)\b|\bcvv\b|\bssn\b",
-                          re.I)
+                          r"credential|(?-i:\bPIN\b)|\bpin[\s_-]?(code|number)\b|\bcvv\b|\bssn\b", re.I)
+# The same for the field's name, an identifier: there "pin" alone is a PIN too ("pin", "pin-code").
+SECRET_NAME = re.compile(SECRET_WORDS.pattern + r"|^pin\b", re.I)
 
 
 class Unsupported(Exception):
@@ -94,8 +96,10 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
     # TODO extension E7: turn one property of the requested schema into a FormField:
     # a string (with a known format, or a choice when it lists values), a number or
     # integer (with its bounds), a boolean, or an array of choices, labelled with its
-    # title (the property's name when it has none). Anything else: raise
-    # Unsupported with the reason (labs/GUIDE.md 11.7).
+    # title as text (the property's name when it has none). Anything else: raise
+    # Unsupported with the reason (labs/GUIDE.md 11.7). Flag it secret when
+    # SECRET_NAME matches the name or SECRET_WORDS matches its title, description
+    # or format, each text on its own, as the patterns are given.
     # The clauses the checks hold it to: labs/GUIDE.md section 11.7.
     raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
     # <<< extension E7

@@ -57,8 +57,9 @@ def rank(query: str, entries: List[ToolEntry], limit: int) -> List[ToolEntry]:
     # >>> extension E4 (many tools): keyword ranking over names, titles, descriptions
     # TODO extension E4: search_tools finds nothing. Score each entry by the
     # query words found in it: 3 per word in its name, 2 in its title, 1 in its
-    # description, all three the server's own (entry.original_name, entry.tool).
-    # Best first, ties in catalogue order, no match left out.
+    # description, all three the server's own (entry.original_name, entry.tool:
+    # its "title", not annotations.title; a title or description that is not a
+    # string is none). Best first, ties in catalogue order, no match left out.
     # The clauses the checks hold it to: labs/GUIDE.md section 11.4.
     return []
     # <<< extension E4

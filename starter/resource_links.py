@@ -71,9 +71,10 @@ class Offers:
         # TODO extension E10: decide which server a URI the model asks for is read from
         # (labs/GUIDE.md section 11.10). self._by_uri maps each URI offered in this run to
         # the aliases that offered it, first first. Return (alias, "") to read it, or
-        # (None, why) to refuse without a request, with the reason below for each: no string
-        # uri (NO_URI); a server named (a non-empty string) that did not offer it (not_offered_by); several
-        # offered it and none is named (offered_by_several); nobody offered it (offered_by_none).
+        # (None, why) to refuse without a request, with the reason below for each, in this order:
+        # no string uri (NO_URI); nobody offered it, whatever server is named (offered_by_none);
+        # a server named (a non-empty string) that did not offer it (not_offered_by); several
+        # offered it and none is named (offered_by_several).
         # The clauses the checks hold it to: labs/GUIDE.md section 11.10.
         raise NotImplementedError("extension E10: decide which server a linked URI is read from "
                                   "(labs/GUIDE.md section 11.10)")

@@ -196,7 +196,9 @@ class TerminalSampler:
         # self.terminal.turn(...) show describe_ask and ask; only after a yes (approved) ask
         # the model (conversation; capped to ask.max_tokens), cut the reply (cut_reply), show
         # describe_reply and ask again; only after that yes return reply_result. Any other
-        # answer raises Declined. The clauses the checks hold it to: labs/GUIDE.md section 11.11.
+        # answer raises Declined (asked once: no is no). A failing model's error goes out as it
+        # is, not as Declined: the person did not say no.
+        # The clauses the checks hold it to: labs/GUIDE.md section 11.11.
         raise Declined("extension E11: answer a sampling request only with the person's approval "
                        "(labs/GUIDE.md section 11.11)")
         # <<< extension E11

@@ -92,7 +92,9 @@ def settled(state: TaskState) -> Optional[Json]:
     # TODO extension E6: a task is finished when its status is completed, failed or
     # cancelled. Return the tool result it stands for (state.result when completed;
     # an error_result saying why when failed or cancelled) and None while it is
-    # still working or waiting for input (labs/GUIDE.md 11.6).
+    # still working or waiting for input (labs/GUIDE.md 11.6). Every word of the
+    # server's you put in a result (an id, a code, a message) goes through
+    # shown(text, REASON_CHARS): it may be any length and hold escape codes.
     # The clauses the checks hold it to: labs/GUIDE.md section 11.6.
     raise NotImplementedError("extension E6: decide when a task has finished (labs/GUIDE.md 11.6)")
     # <<< extension E6

@@ -36,9 +36,9 @@ import anyio
 
 from checks.exercises import EXERCISES, EXTENSIONS
 from checks.fixtures import Lab
-from checks.harness import Fail, ItemBody
-from checks.contracts.clause import Clause, Contract, Raised, Told
-from checks.contracts.ownloop import observe_each
+from checks.harness import Fail, ItemBody, at_line, inside, own_frame
+from checks.contracts.clause import LOCATING, Clause, Contract, Raised, Told, comparable, detail, raised
+from checks.contracts.ownloop import AsyncioCall, asyncio_calls_made, asyncio_frames, observe_each, trio_missing
 from checks.target import Target
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -71,15 +71,32 @@ def corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
                            f"({corpus_file(region)}): run python -m checks.dev.contracts --write") from exc
 
 
-async def observe(clause: Clause, package: Target, example: Any) -> str:
-    """What `clause` sees of `package` on `example`, in words; an exception is an observation too."""
+async def observe(clause: Clause, package: Target, example: Any, locate: bool = False) -> str:
+    """What `clause` sees of `package` on `example`, in words; an exception is an observation
+    too. On trio, an asyncio-only call the code made is what is seen, whatever followed it.
+    `locate`: with where in the learner's code it happened, when that is known."""
+    LOCATING.set(locate)  # in this input's own context: its looks, and the tasks they start
+    calls = asyncio_calls_made()
     try:
         seen = clause.look(package, fresh(example))  # a function may change its input
         if inspect.isawaitable(seen):
             seen = await seen
     except (Exception, KeyboardInterrupt) as exc:  # the learner's code may raise anything: that is what we
-        seen = Raised(type(exc).__name__)  # compare (a cancellation of the judge is neither, and goes on)
+        seen = raised(exc, package)  # compare (a cancellation of the judge is neither, and goes on)
+        came_from = asyncio_frames(exc) if calls is not None else None
+        if calls is not None and came_from is not None:
+            calls.append(came_from)
+    if calls:
+        seen = asyncio_only(calls[0], package)
     return text_of(seen)
+
+
+def asyncio_only(call: AsyncioCall, package: Target) -> Told:
+    """An asyncio-only call made on trio, in words, with where the learner's code made it."""
+    frames = inside(call.stack, package) if LOCATING.get() else []
+    return Told(f"called {call.name}, which works only on asyncio's event loop (on trio there is none; "
+                "anyio's own calls work on both: anyio.fail_after, anyio.sleep, a task group)",
+                at_line(own_frame(frames), package) if frames else "")
 
 
 def fresh(example: Any) -> Any:
@@ -97,18 +114,18 @@ def text_of(observation: Any) -> str:
     return "returned " + json.dumps(observation, sort_keys=True, ensure_ascii=True, default=repr)
 
 
-async def observe_all(clause: Clause, package: Target, examples: List[Any]) -> List[str]:
+async def observe_all(clause: Clause, package: Target, examples: List[Any], locate: bool = False) -> List[str]:
     """`observe` on every input, all at once: an input whose server never answers
     costs its time limit once for the whole clause, not once per input (each
     input has servers of its own). A clause with a loop of its own
     (`Clause.loop`) is judged there, where a time limit costs nothing."""
-    if clause.loop != "judge":
-        return await observe_each(lambda example: observe(clause, package, example), examples,
-                                  alone=clause.loop == "alone")
+    if clause.loop != "judge" or clause.backend != "asyncio":
+        return await observe_each(lambda example: observe(clause, package, example, locate), examples,
+                                  alone=clause.loop == "alone", backend=clause.backend)
     seen: List[str] = [""] * len(examples)
 
     async def one(index: int) -> None:
-        seen[index] = await observe(clause, package, examples[index])
+        seen[index] = await observe(clause, package, examples[index], locate)
 
     async with anyio.create_task_group() as group:
         for index in range(len(examples)):
@@ -142,7 +159,7 @@ Counterexample = Tuple[Any, str, str, bool]  # the input, what the target and th
 def counterexample(clause: Clause, entries: List[Tuple[Any, str]], got: List[str]) -> Optional[Counterexample]:
     """An input on which the target did not do what the reference did, with both
     observations: the first of the clause's edges that tells, else the smallest drawn one."""
-    found = [(example, seen, want) for (example, want), seen in zip(entries, got) if seen != want]
+    found = [(example, seen, want) for (example, want), seen in zip(entries, got) if comparable(seen) != want]
     if not found:
         return None
     # A chosen edge, in the order the clause lists them (the plainest first), tells
@@ -186,47 +203,85 @@ async def observations(target: Target, region: str, inputs: Inputs) -> Seen:
         seen[clause.id] = await observe_all(clause, target, inputs.get(clause.id, []))
 
     async with anyio.create_task_group() as group:
-        for clause in contracts()[region].clauses:
+        for clause in judged(region):
             group.start_soon(each, clause)
     return seen
 
 
-def compared(region: str, seen: Seen, display: Callable[[str], str]) -> str:
-    """The region held to its contract: what `seen` (observed of a target, on
-    the recorded inputs) says against what the reference did on each. Fail with
-    a red clause's input. A clause one of its own edges shows broken is reported
-    before one only a drawn input shows broken (drawn inputs wander into other
-    clauses' duties: a reply cut at the wrong length shows on a request drawn
-    for E11.2's approvals too, but E11.4's edges are chosen to show it); among
-    those, the first in the contract's order, which follows the region's own
-    steps, so the message never varies. `display` shows a file of the target's."""
-    contract, recorded = contracts()[region], corpus(region)
+def judged(region: str) -> List[Clause]:
+    """The clauses of `region` judged here: a clause judged on trio is left out where
+    trio is not installed (the account says so)."""
+    missing = trio_missing()
+    return [clause for clause in contracts()[region].clauses if clause.backend != "trio" or missing is None]
+
+
+def first_red(region: str, seen: Seen) -> Optional[Tuple[Clause, Counterexample]]:
+    """The red clause to report, with its input, from what `seen` (observed of a target,
+    on the recorded inputs) says against what the reference did on each. A clause one
+    of its own edges shows broken is reported before one only a drawn input shows
+    broken (drawn inputs wander into other clauses' duties: a reply cut at the wrong
+    length shows on a request drawn for E11.2's approvals too, but E11.4's edges are
+    chosen to show it); among those, the first in the contract's order, which follows
+    the region's own steps, so the message never varies."""
+    recorded = corpus(region)
     reds: List[Tuple[Clause, Counterexample]] = []
-    for clause in contract.clauses:
+    for clause in judged(region):
         red = counterexample(clause, recorded[clause.id], seen[clause.id])
         if red is not None:
             reds.append((clause, red))
-    if reds:
-        clause, (example, got, want, _) = min(reds, key=lambda pair: not pair[1][3])  # the first an edge shows
-        raise Fail(f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
-                   f"got: on {clause.show(example)}, your {contract.subject} {said(got, want)}; "
-                   f"the reference {said(want, got)}{where(display, region)}")
-    judged = sum(len(recorded[c.id]) for c in contract.clauses)
-    return f"{len(contract.clauses)} clauses held over {judged} inputs"
+    return min(reds, key=lambda pair: not pair[1][3]) if reds else None
+
+
+def red_message(region: str, clause: Clause, red: Counterexample, display: Callable[[str], str],
+                again: str = "") -> str:
+    """What a red clause says: the duty, the input, both observations, and (from `again`,
+    the input observed once more with its place) where in the learner's code it happened."""
+    example, got, want, _ = red
+    at = f"\n  {detail(again)}" if detail(again) and comparable(again) == comparable(got) else ""
+    got = comparable(got)
+    return (f"expected: {clause.duty} (clause {clause.id}; {clause.source})\n"
+            f"got: on {clause.show(example)}, your {contracts()[region].subject} {said(got, want)}; "
+            f"the reference {said(want, got)}{at}{where(display, region)}")
+
+
+def account(region: str) -> str:
+    """What a green contract says: the clauses and inputs judged, and any left out."""
+    recorded, judging = corpus(region), judged(region)
+    left = [c.id for c in contracts()[region].clauses if c not in judging]
+    said = f"{len(judging)} clauses held over {sum(len(recorded[c.id]) for c in judging)} inputs"
+    return said + (f" ({', '.join(left)} not judged: {trio_missing()})" if left else "")
+
+
+def compared(region: str, seen: Seen, display: Callable[[str], str]) -> str:
+    """The region held to its contract on what `seen` says (grading mode's runner,
+    which has no code to look at again); Fail with the red clause's input.
+    `display` shows a file of the target's."""
+    red = first_red(region, seen)
+    if red is not None:
+        raise Fail(red_message(region, red[0], red[1], display))
+    return account(region)
 
 
 def in_full(region: str, seen: Any) -> bool:
     """Whether `seen` holds an observation in words for every recorded input of
-    every clause of `region` (what `compared` needs)."""
+    every clause of `region` judged here (what `compared` needs)."""
     recorded = corpus(region)
     return isinstance(seen, dict) and all(
         isinstance(seen.get(clause.id), list) and len(seen[clause.id]) == len(recorded[clause.id])
-        and all(isinstance(text, str) for text in seen[clause.id]) for clause in contracts()[region].clauses)
+        and all(isinstance(text, str) for text in seen[clause.id]) for clause in judged(region))
 
 
 async def hold(target: Target, region: str) -> str:
-    """Judge every clause of `region` on `target` (`compared`)."""
-    return compared(region, await observations(target, region, inputs_of(region)), target.display_path)
+    """Judge every clause of `region` on `target`; Fail with a red one's input, looked
+    at once more to say where in the learner's code it happened (reading every
+    traceback's files on every input would cost the run)."""
+    seen = await observations(target, region, inputs_of(region))
+    red = first_red(region, seen)
+    if red is None:
+        return account(region)
+    clause, found = red
+    again = (await observe_all(clause, target, [found[0]], locate=True))[0]
+    raise Fail(red_message(region, clause, found, target.display_path, again))
 
 
 def render(region: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Told
 from checks.target import Target
 
 PAGE = 2  # tools per page: a re-list must read them all
@@ -43,7 +43,8 @@ class ChangingServer:
         self.held = anyio.Event()  # set when a held request has arrived
         self.release = anyio.Event()
         self.delay = 0.0  # seconds each answer takes, once the change has come (on a loop of the clause's own)
-        self.answering = anyio.Event()  # set, and made anew, at each answer
+        self.answering = anyio.Event()  # set, and made anew, as each request ends
+        self.abandoned = 0  # requests the client stopped waiting for before their answer came
 
     async def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None) -> Dict[str, Any]:
@@ -55,20 +56,29 @@ class ChangingServer:
         page: Dict[str, Any] = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]}
         if start + PAGE < len(self.tools):
             page["nextCursor"] = str(start + PAGE)
-        if self.hold_next:
-            self.hold_next = False
-            self.held.set()
-            self.waiting += 1
-            try:
-                await self.release.wait()
-            finally:  # let go, or cancelled with the task that asked
-                self.waiting -= 1
-        if self.delay:
-            await anyio.sleep(self.delay)
+        try:
+            if self.hold_next:
+                self.hold_next = False
+                self.held.set()
+                self.waiting += 1
+                try:
+                    await self.release.wait()
+                finally:  # let go, or cancelled with the task that asked
+                    self.waiting -= 1
+            if self.delay:
+                await anyio.sleep(self.delay)
+        except anyio.get_cancelled_exc_class():
+            self.abandoned += 1
+            self.ended()
+            raise
         self.answered += 1
+        self.ended()
+        return page
+
+    def ended(self) -> None:
+        """A request has ended, answered or abandoned: whoever waits for one is told."""
         self.answering.set()
         self.answering = anyio.Event()
-        return page
 
     async def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
         return None
@@ -88,10 +98,10 @@ async def settle(server: ChangingServer) -> None:
     """Until every request is answered and SETTLE turns pass with no new one."""
     quiet, seen = 0, server.asked
     while quiet < SETTLE:
-        if server.delay and server.answered != server.asked:
+        if server.delay and server.answered + server.abandoned != server.asked:
             await server.answering.wait()  # a slow answer: turns of the loop would not bring it
         await anyio.sleep(0)
-        if server.asked != seen or server.answered != server.asked:
+        if server.asked != seen or server.answered + server.abandoned != server.asked:
             quiet, seen = 0, server.asked
         else:
             quiet += 1
@@ -130,6 +140,9 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
                     tools.list_changed(alias)
                     if case["during"] and number == 0:
                         await in_flight(server)  # the first re-list is now in flight, its answer made
+                        if case.get("other changes"):  # and the server beside it changes too, meanwhile
+                            steady.tools = ["steady", "added"]
+                            tools.list_changed("other")
                     if not during and not case["during"]:
                         await settle(server)
                 for _ in range(case.get("burst", 0)):
@@ -139,12 +152,15 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
                     await anyio.sleep(0)
                 server.release.set()
                 await settle(server)
+                await settle(steady)
                 if case.get("ghost"):
                     tools.list_changed("ghost")  # not a server of this aggregator: nothing to do
                     await settle(server)
             seen.update(never=bound.cancelled_caught, relists=server.listings - before["listings"],
-                        others=steady.asked - before["other"],
-                        names=sorted(e.original_name for e in tools.entries.values() if e.alias == alias))
+                        others=steady.asked - before["other"], waited=BOUND + 2 * server.delay,
+                        abandoned=server.abandoned,
+                        names=sorted(e.original_name for e in tools.entries.values() if e.alias == alias),
+                        beside=sorted(e.original_name for e in tools.entries.values() if e.alias == "other"))
     if case.get("cancel"):
         for _ in range(SETTLE):  # turns for whatever the aggregator left running to move on
             await anyio.sleep(0)
@@ -152,12 +168,23 @@ async def run(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
     return seen
 
 
-NEVER = Told(f"never settled within {BOUND:g} s (a re-list that never asked, or never ended)")
+def never(seen: Dict[str, Any]) -> Told:
+    """A history that never settled, said with the time the judge gave it on the loop's clock
+    (virtual where a server is slow: no such time passed) and what that most often is."""
+    return Told(f"never settled: the judge waited {seen['waited']:g} s on the event loop's clock for its re-lists to "
+                "end (a re-list that never asked for the list, or never ended)")
 
 
 async def final_table(package: Target, case: Dict[str, Any]) -> Told:
     seen = await run(package, case)
-    return NEVER if seen["never"] else Told(f"left the table with {seen['names']}")
+    if seen["never"]:
+        return never(seen)
+    beside = f", and the server beside it with {seen['beside']}" if case.get("other changes") else ""
+    # A re-list whose answer the client stopped waiting for: most often a limit of the learner's own.
+    gave_up = (f"; it gave up on {seen['abandoned']} re-list answer(s) before they came (the server takes "
+               f"{case.get('slow', 0):g} s: a limit of its own on the re-list? the request's timeout is the "
+               "server's)" if seen["abandoned"] else "")
+    return Told(f"left the table with {seen['names']}{beside}{gave_up}")
 
 
 def announcements(case: Dict[str, Any]) -> int:
@@ -167,14 +194,14 @@ def announcements(case: Dict[str, Any]) -> int:
 async def relists(package: Target, case: Dict[str, Any]) -> Told:
     seen = await run(package, case)
     if seen["never"]:
-        return NEVER
+        return never(seen)
     return Told(f"listed that server again {seen['relists']} time(s) for {announcements(case)} announcement(s)")
 
 
 async def others(package: Target, case: Dict[str, Any]) -> Told:
     seen = await run(package, case)
     if seen["never"]:
-        return NEVER
+        return never(seen)
     asked = seen["others"]
     return Told(f"asked the server that announced nothing for its tools {asked} more time(s)" if asked
                 else "asked no other server again")
@@ -199,8 +226,9 @@ def show(case: Dict[str, Any]) -> str:
     burst = f", then {case['burst']} more announcements of the last while it was" if case.get("burst") else ""
     named = f" named {case['alias']!r}" if "alias" in case else ""
     slow = f", each re-list's answer {case['slow']:g} s in coming" if case.get("slow") else ""
-    return (f"a server{named} whose tools went {steps} ({PAGE} a page), {how}{burst}{slow} (beside it, a server "
-            "whose tools never changed)")
+    beside = ("beside it, a server whose tools went ['steady'] -> ['steady', 'added'], announced while that first "
+              "re-list ran" if case.get("other changes") else "beside it, a server whose tools never changed")
+    return f"a server{named} whose tools went {steps} ({PAGE} a page), {how}{burst}{slow} ({beside})"
 
 
 def histories(st: Any, during: bool) -> Any:
@@ -235,12 +263,16 @@ CONTRACTS = (Contract("E2", "Aggregator.list_changed", (
                   {"versions": [["read"], ["read", "add"]], "during": False, "slow": 30.0}),
            inputs=lambda st: histories(st, False), count=25, loop="own"),
     Clause("E2.2", "must not lose a change announced while that server's re-list is still running: its "
-                   "answer may predate the change, so the table must end with the latest list, not that one",
+                   "answer may predate the change, so the table must end with the latest list, not that one; "
+                   "nor one another server announced meanwhile: each server's re-lists are its own (a flag, a "
+                   "lock or a limit shared by every server loses one)",
            "lab rule (guide section 11.2): the race a server that changes twice in a row sets up",
            final_table, show,
            edges=({"versions": READ_ADD_TAG, "during": True},
-                  {"versions": [*READ_ADD_TAG, ["tag"]], "during": True}),
-           inputs=lambda st: histories(st, True), count=25),
+                  {"versions": [*READ_ADD_TAG, ["tag"]], "during": True},
+                  {"versions": READ_ADD_TAG, "during": True, "other changes": True}),
+           inputs=lambda st: st.builds(lambda case, other: {**case, **({"other changes": True} if other else {})},
+                                       histories(st, True), st.booleans()), count=25),
     Clause("E2.3", "must ignore, without raising, a change announced for a server that is not connected",
            "lab rule: a notification can come from a server already gone", final_table, show,
            edges=({"versions": [["read"], ["read", "add"]], "during": False, "ghost": True},),
@@ -263,4 +295,9 @@ CONTRACTS = (Contract("E2", "Aggregator.list_changed", (
            "lab rule: structured concurrency; the aggregator owns what it starts", owned, show,
            edges=({"versions": [["read"], ["read", "add"]], "during": True, "cancel": True},),
            inputs=cancelled, count=10, loop="own"),  # there, a task no one owns ends with its loop
+    Clause("E2.7", ON_TRIO.format(calls="asyncio.sleep(0) before the re-list, asyncio.get_running_loop()"),
+           TRIO_SOURCE, final_table, show,
+           edges=({"versions": [["read"], ["read", "add"]], "during": False}, {"versions": READ_ADD_TAG, "during": True},
+                  {"versions": [["read"], ["read", "add"]], "during": False, "slow": 30.0}),
+           inputs=lambda st: st.one_of(histories(st, False), bursts(st)), count=15, loop="own", backend="trio"),
 )),)

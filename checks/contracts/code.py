@@ -44,7 +44,7 @@ def typed(package: Target, values: List[Any]) -> Told:
 def enums(st: Any) -> Any:
     text = st.one_of(st.text(max_size=10), st.sampled_from(['"', "'", '\\', '"]\nimport os\n#', "\n", "\0",
                                                             "'''", "${x}", "{}", "é", "\ud800"]))
-    literal_values = st.one_of(text, st.integers(-2**70, 2**70), st.booleans(), st.none())
+    literal_values = st.one_of(text, st.integers(-2**70, 2**70), st.booleans(), st.none(), st.just(10 ** 400))
     return st.lists(literal_values, min_size=1, max_size=5)
 
 
@@ -59,7 +59,7 @@ CONTRACTS = (Contract("E8", "literal", (
            "lab rule: a stub is code the model reads; repr() writes a value as Python source",
            typed, repr, edges=(["low", "high"], ['say "hi"'], ["a'b"], ["line\nbreak"], ["\\"],
                                ['"]\nimport os\n#'], [1, True, None], [0], [False], [""], ["x" * 60],
-                               [f"C{n:03}" for n in range(100)]),
+                               [f"C{n:03}" for n in range(100)], [10 ** 400, -(2 ** 1024)]),
            inputs=enums, count=150),
     Clause("E8.2", "must return None when any value cannot be a Literal (a float, a list, an object) or "
                    "there are no values at all, so the stub says Any",

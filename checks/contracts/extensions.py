@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Told, brief
 from checks.contracts.wire import json_values
 from checks.target import Target
 
@@ -85,8 +85,14 @@ def progress_seen(package: Target, case: Dict[str, Any]) -> Told:
 
 def number(value: Any) -> Any:
     """A number as the handler's float: 3 is 3.0 to it (and to Python), so handing
-    on the int a server sent is as right as converting it; true stays true."""
-    return float(value) if type(value) is int else value
+    on the int a server sent is as right as converting it; true stays true. An int
+    past a float's range stays what it is (no float equals it), said by its size."""
+    if type(value) is not int:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return f"an int of {len(str(abs(value)))} digits"
 
 
 def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
@@ -123,8 +129,9 @@ def progress_clock(package: Target, case: Dict[str, Any]) -> Told:
 
 
 def show_progress(case: Dict[str, Any]) -> str:
+    reports = brief(repr(case["reports"]))
     return (f"requests waiting on progress tokens {', '.join(repr(t) for t in case['tokens'])} and the "
-            f"reports {case['reports']!r:.200}")
+            f"reports {reports:.200}")
 
 
 # Tokens no request can have: a bool (true == 1 to Python), a float, a list or
@@ -133,9 +140,14 @@ ODD_TOKENS: Dict[str, Any] = {"true": True, "false": False, "float": 1.0, "list"
                               "null": None}
 
 
+# Whole numbers past a float's range (about 1.8e308): JSON has no limit, and math.isfinite or
+# float() of one raises OverflowError, in the reader, where it would end the connection.
+HUGE = 10 ** 400
+
+
 def numberish(st: Any) -> Any:
     return st.one_of(st.integers(-5, 100), st.floats(allow_nan=True, allow_infinity=True),
-                     st.sampled_from([None, True, False, "5", "", [], {}]))
+                     st.sampled_from([None, True, False, "5", "", [], {}, HUGE, -HUGE, 2 ** 1024, 10 ** 20]))
 
 
 def reports(st: Any) -> Any:
@@ -164,8 +176,10 @@ def reports(st: Any) -> Any:
 
 
 def ranked(package: Target, case: Dict[str, Any]) -> Any:
+    # "annotations title": the older place for a display name (ToolEntry.title falls back to it): not the title.
     entries = [entry(package, {"name": t["name"], "inputSchema": {"type": "object"},
-                               **{k: t[k] for k in ("title", "description") if t[k] != ABSENT}})
+                               **{k: t[k] for k in ("title", "description") if t[k] != ABSENT},
+                               **({"annotations": {"title": t["annotations title"]}} if "annotations title" in t else {})})
                for t in case["tools"]]
     found = package.meta_tools.rank(case["query"], entries, case["limit"])
     return [getattr(e, "original_name", e) for e in found]
@@ -179,7 +193,10 @@ def ranked_set(package: Target, case: Dict[str, Any]) -> Told:
 def show_rank(case: Dict[str, Any]) -> str:
     def text(tool: Dict[str, Any], key: str) -> str:
         return f"no {key}" if tool[key] == ABSENT else f"{key} {tool[key]!r}"
-    tools = "; ".join(f"{t['name']} ({text(t, 'title')}, {text(t, 'description')})" for t in case["tools"])
+
+    def annotated(tool: Dict[str, Any]) -> str:
+        return f", annotations.title {tool['annotations title']!r}" if "annotations title" in tool else ""
+    tools = "; ".join(f"{t['name']} ({text(t, 'title')}, {text(t, 'description')}{annotated(t)})" for t in case["tools"])
     return f"the query {case['query']!r} with limit {case['limit']} over [{tools}]"
 
 
@@ -193,7 +210,11 @@ def catalogues(st: Any, cut: bool) -> Any:
     word = st.sampled_from(VOCABULARY)
     text = st.lists(word, max_size=4).map(" ".join)
     name = st.lists(word, min_size=1, max_size=3).map(lambda ws: "_".join(w.lower() for w in ws))
-    tool = st.fixed_dictionaries({"name": name, "title": st.one_of(text, st.just(ABSENT)), "description": text})
+    # A title or description a server sent as no string (a number, a list) is none: words() of it would raise.
+    odd = st.sampled_from([42, True, None, ["note"], {"note": 1}, 1.5])
+    tool = st.fixed_dictionaries({"name": name, "title": st.one_of(text, text, st.just(ABSENT), odd),
+                                  "description": st.one_of(text, text, odd)},
+                                 optional={"annotations title": text})
 
     def build(query: str, tools: List[Dict[str, str]], limit: int) -> Dict[str, Any]:
         for number, tool in enumerate(tools):  # names unique, as one server's are
@@ -207,19 +228,27 @@ def catalogues(st: Any, cut: bool) -> Any:
 # -- E5: structured results ---------------------------------------------------------
 
 
+# An outputSchema that is no schema ("objekt" is no type): call_tool checks nothing against it
+# (checked_output), so any structuredContent reaches structured_data, and checking it there raises.
+BROKEN_SCHEMA = {"type": "objekt"}
+
+
 def data(package: Target, case: Dict[str, Any]) -> Any:
     tool: Optional[Dict[str, Any]] = None
     if case["entry"] != "none":
         tool = {"name": "t", "inputSchema": {"type": "object"}}
         if case["entry"] == "with outputSchema":
             tool["outputSchema"] = {"type": "object"}
+        if case["entry"] == "with a broken outputSchema":
+            tool["outputSchema"] = BROKEN_SCHEMA
     result = {k: v for k, v in case["result"].items() if v != ABSENT}
     return package.module("tool_calls").structured_data(entry(package, tool) if tool else None, result)
 
 
 def show_data(case: Dict[str, Any]) -> str:
     result = {k: v for k, v in case["result"].items() if v != ABSENT}
-    where = "no entry (not a known tool)" if case["entry"] == "none" else f"a tool {case['entry']}"
+    where = "no entry (not a known tool)" if case["entry"] == "none" else f"a tool {case['entry']}" + \
+        (f" ({BROKEN_SCHEMA})" if case["entry"] == "with a broken outputSchema" else "")
     return f"{where} and the result {result!r:.160}"
 
 
@@ -228,7 +257,24 @@ def results(st: Any, entries: List[str], errors: List[Any]) -> Any:
         "content": st.just([{"type": "text", "text": "ok"}]),
         "isError": st.sampled_from(errors),
         "structuredContent": st.one_of(st.just(ABSENT), json_values(st))})
-    return st.fixed_dictionaries({"entry": st.sampled_from(entries), "result": result})
+    return st.fixed_dictionaries({"entry": st.sampled_from(entries), "result": result}).map(reachable)
+
+
+def reachable(case: Dict[str, Any]) -> Dict[str, Any]:
+    """The result as call_tool can hand it on: for a tool with a sound outputSchema (an
+    object), a successful result's structuredContent fits it, since checked_output turned
+    any other into an error. An input no call can bring would judge a check that is harmless."""
+    result = case["result"]
+    if case["entry"] == "with outputSchema" and not is_error(result):
+        content = result["structuredContent"]
+        result["structuredContent"] = {} if content == ABSENT else content if isinstance(content, dict) \
+            else {"value": content}
+    return case
+
+
+def is_error(result: Dict[str, Any]) -> bool:
+    """Whether checked_output passes the result on unchecked, as an error (any true isError)."""
+    return result.get("isError") != ABSENT and bool(result.get("isError"))
 
 
 def case_of(entry_kind: str, **result: Any) -> Dict[str, Any]:
@@ -258,7 +304,8 @@ CONTRACTS = (
                        "are different tokens; true, 1.0, a list or an object are none), with progress, total "
                        "(None unless a finite number) and message (\"\" when absent or not a string); must "
                        "ignore a report for no waiting request and one whose progress is not a finite number "
-                       "(null, \"5\", true, NaN)",
+                       "(null, \"5\", true, NaN, or a whole number past a float's range, such as 10**400: "
+                       "math.isfinite raises on it), never raising",
                "MCP progress: the token is the request's own; the lab ignores malformed reports",
                progress_seen, show_progress,
                edges=({"tokens": [1, 2], "reports": [{"progressToken": 2, "progress": 1, "total": 4},
@@ -276,7 +323,10 @@ CONTRACTS = (
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 0, "total": 0}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1,
                                                       "message": "rebuilding the index: " + "shard 7 of 9, " * 20}]},
-                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": n} for n in range(1002)]}),
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": n} for n in range(1002)]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": HUGE},
+                                                     {"progressToken": 2, "progress": 1, "total": HUGE}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": -HUGE, "total": 2 ** 1024}]}),
                inputs=reports, count=150),
         Clause("E3.2", "must note when a report came, on the event loop's clock (anyio.current_time()) that "
                        "the request's wait compares it with, for a real report only: a malformed one (no "
@@ -286,14 +336,21 @@ CONTRACTS = (
                edges=({"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 9, "progress": 1}]},
                       {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": "still alive"}]},
-                      {"tokens": [1, 2], "reports": [{"progressToken": 2, "message": "no progress"}]}),
+                      {"tokens": [1, 2], "reports": [{"progressToken": 2, "message": "no progress"}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": HUGE}]}),
                inputs=reports, count=100, loop="own"),
+        Clause("E3.3", ON_TRIO.format(calls="asyncio.get_running_loop().time() for the time of a report"),
+               TRIO_SOURCE, progress_clock, show_progress,
+               edges=({"tokens": [1, 2], "reports": [{"progressToken": 1, "progress": 1}]},
+                      {"tokens": [1, 2], "reports": [{"progressToken": 2, "progress": 3, "total": 4}]}),
+               inputs=reports, count=20, loop="own", backend="trio"),
     )),
     Contract("E4", "rank", (
         Clause("E4.1", "must return exactly the entries that match at least one query word (a word as "
                        "words() reads it, in the tool's own name with '_' and '.' read as spaces, its title or "
                        "its description: the server's, not the model-facing name or ToolEntry.description, "
-                       "which adds '[from alias]') and leave out the rest",
+                       "which adds '[from alias]'; the title is the tool's own 'title', not annotations.title, "
+                       "and a title or description that is not a string is none) and leave out the rest",
                "lab rule: search_tools returns only matches", ranked_set, show_rank,
                edges=({"query": "ticket", "limit": 9, "tools": [
                    {"name": "read_note", "title": "Read a note", "description": "by id"},
@@ -306,7 +363,12 @@ CONTRACTS = (
                        {"name": "résumé_0", "title": ABSENT, "description": ABSENT}]},
                    # the whole description, not its first line or hundred characters
                    {"query": "invoice", "limit": 9, "tools": [
-                       {"name": "ledger_pdf", "title": ABSENT, "description": LEDGER}]}),
+                       {"name": "ledger_pdf", "title": ABSENT, "description": LEDGER}]},
+                   # a title or description that is no string is none, and annotations.title is not the title
+                   {"query": "note", "limit": 9, "tools": [
+                       {"name": "read", "title": 42, "description": ["note"]},
+                       {"name": "open", "title": {"note": 1}, "description": True},
+                       {"name": "tag", "title": ABSENT, "description": "", "annotations title": "Note"}]}),
                inputs=lambda st: catalogues(st, False), count=120),
         Clause("E4.2", "must order them by score, 3 per query word in the name, 2 in the title, 1 in the "
                        "description, best first, and keep the catalogue's order among equal scores; the "
@@ -354,7 +416,8 @@ CONTRACTS = (
                inputs=lambda st: results(st, ["none"], [False, True, ABSENT]), count=30),
         Clause("E5.3", "must give a successful result's structuredContent as it came (None when it has "
                        "none), for a tool with or without an outputSchema: call_tool has already turned a "
-                       "result that breaks its schema into an error",
+                       "result that breaks a sound schema into an error, and checked nothing against one that is "
+                       "no schema (checking it again there raises)",
                "MCP: structuredContent is the tool's data; the lab hands it over unchanged", data, show_data,
                edges=(case_of("with outputSchema", isError=False, structuredContent={"id": "n-1"}),
                       case_of("with outputSchema", isError=None, structuredContent={"id": "n-1"}),
@@ -362,9 +425,11 @@ CONTRACTS = (
                       case_of("with outputSchema", isError="", structuredContent={"id": "n-1"}),
                       case_of("with outputSchema", isError=ABSENT, structuredContent={}),
                       case_of("without outputSchema", isError=False, structuredContent=[1, 2]),
-                      case_of("with outputSchema", isError=False, structuredContent=0),
+                      case_of("with a broken outputSchema", isError=False, structuredContent=[1, 2]),
+                      case_of("with a broken outputSchema", isError=ABSENT, structuredContent={"id": "n-1"}),
                       {"entry": "without outputSchema", "result": {"content": [{"type": "text", "text": '{"n": 3}'}]}}),
-               inputs=lambda st: results(st, ["with outputSchema", "without outputSchema"], [False, ABSENT]),
+               inputs=lambda st: results(st, ["with outputSchema", "without outputSchema",
+                                              "with a broken outputSchema"], [False, ABSENT]),
                count=60),
     )),
 )

@@ -14,7 +14,7 @@ import io
 import re
 from typing import Any, Dict, List, Tuple
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import DETAIL, ON_TRIO, TRIO_SOURCE, Clause, Contract, Told, raised
 from checks.contracts.wire import json_values
 from checks.target import Target
 
@@ -37,13 +37,28 @@ def resolved(package: Target, case: Dict[str, Any]) -> Told:
     if alias is None:
         if not (isinstance(why, str) and why):
             return Told("refused without saying why")
+        # The reason reaches the model: a URI (the server's word, or the model's) cut and shown in it.
+        safe = "" if len(why) <= WHY_BOUND and not CONTROL.search(why) else \
+            (f" (a reason of {len(why):,} characters" if len(why) > WHY_BOUND else " (a reason") + \
+            (", a raw control character in it)" if CONTROL.search(why) else ")")
         # Several offered it: the model can only choose if the refusal names them all.
         holders = [a for a, uris in case["offers"] if a and case["uri"] in uris] if isinstance(case["uri"], str) else []
         holders = list(dict.fromkeys(holders))
-        named = sum(1 for a in holders if a in why) if len(holders) > 1 else 0
-        return Told(f"refused, naming {named} of the {len(holders)} servers that offered it"
-                    if len(holders) > 1 else "refused, saying why")
+        if len(holders) > 1:
+            named = sum(1 for a in holders if a in why)
+            return Told(f"refused, naming {named} of the {len(holders)} servers that offered it{safe}")
+        asked = case.get("server")
+        if not holders and isinstance(asked, str) and asked and asked in why.replace(str(case["uri"]), ""):
+            # Nobody offered it: "server X did not offer it" would send the model to try another.
+            return Told(f"refused, naming the server asked for, as if another might have offered it{safe}")
+        return Told(f"refused, saying why{safe}")
     return Told(f"read it from {alias!r}" if isinstance(alias, str) else f"returned the alias {alias!r:.40}")
+
+
+WHY_BOUND = 600  # the most a refusal's words run to when the URI and the names in it are cut (shown())
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A URI as a server may link it, or a model ask for it: long, and holding what a terminal obeys.
+LONG_URI = "note://n-1/" + "\x1b]52;c;cGF3bmVk\x07" + "x" * 3000
 
 
 def show_offers(case: Dict[str, Any]) -> str:
@@ -54,7 +69,7 @@ def show_offers(case: Dict[str, Any]) -> str:
 
 
 URIS = ["note://n-1", "note://n-2", "Note://n-1", "note://n-1/", "note://n%2D1", "note://é", "", " ",
-        "file:///etc/passwd", "note://n-1\n"]
+        "file:///etc/passwd", "note://n-1\n", LONG_URI, "note://\x1b[2J"]
 
 
 def offer_cases(st: Any, named: bool) -> Any:
@@ -85,16 +100,19 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": [("notes", [" "])], "uri": " "},
                   {"offers": [("notes", ["note://cafe\u0301"])], "uri": "note://caf\u00e9"}),
            inputs=lambda st: offer_cases(st, False), count=120),
-    Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered, and a "
-                    "uri that is not a non-empty string (null, 0, a list, \"\", even one a listing held), never "
-                    "raising",
+    Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered (whatever "
+                    "server the model named: no other has it either), and a uri that is not a non-empty string "
+                    "(null, 0, a list, \"\", even one a listing held), never raising; a reason reaches the model, "
+                    "so a URI or name in it is cut and its control characters shown (the module's helpers do it)",
            "lab rule: a link is the server's word; anything else could point the model anywhere", resolved,
            show_offers,
            edges=({"offers": [], "uri": "note://n-1"}, {"offers": ONE, "uri": None}, {"offers": ONE, "uri": ""},
                   {"offers": [("notes", [""])], "uri": ""}, {"offers": ONE, "uri": "file:///etc/passwd"},
                   {"offers": ONE, "uri": 0}, {"offers": ONE, "uri": ["note://n-1"]},
                   {"offers": [("notes", ["5"])], "uri": 5},
-                  {"offers": [("notes", ["['note://n-1']"])], "uri": ["note://n-1"]}),
+                  {"offers": [("notes", ["['note://n-1']"])], "uri": ["note://n-1"]},
+                  {"offers": ONE, "uri": LONG_URI}, {"offers": ONE, "uri": "note://n-2", "server": "archive"},
+                  {"offers": BOTH, "uri": "note://n-2", "server": "notes"}),
            inputs=lambda st: offer_cases(st, False), count=100),
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
                     "read it from that one; must refuse a named server that did not offer it (names are exact: "
@@ -111,12 +129,22 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": ONE, "uri": "note://n-1", "server": 0},
                   {"offers": ONE, "uri": "note://n-1", "server": True},
                   {"offers": ONE, "uri": "note://n-1", "server": ["notes"]},
-                  {"offers": BOTH, "uri": "note://n-1", "asked before": ["note://n-1", "archive"]}),
+                  {"offers": BOTH, "uri": "note://n-1", "asked before": ["note://n-1", "archive"]},
+                  {"offers": [("notes", [LONG_URI]), ("archive", [LONG_URI])], "uri": LONG_URI}),
            inputs=lambda st: offer_cases(st, True), count=150),
 ))
 
 
 # -- E11: sampling with the person's approval -------------------------------------
+
+
+MODEL_FAILS = "<the model fails>"  # a reply that stands for the model's API failing instead
+ASKS = 12  # questions for one request past which the person is not asked again: a loop that never ends
+
+
+class Looped(BaseException):
+    """The person was asked more than ASKS times for one request (not an Exception: a
+    learner's `except Exception` must not swallow the judge's way out of the loop)."""
 
 
 class Scripted:
@@ -169,6 +197,8 @@ class Scripted:
 
     def read(self, prompt: str) -> str:
         self.events.append("asked")
+        if self.events.count("asked") > ASKS:
+            raise Looped()
         answer = self.answers.pop(0) if self.answers else EOFError()
         if isinstance(answer, BaseException):
             raise answer
@@ -178,6 +208,8 @@ class Scripted:
         held = "" if self.terminal.holder else ", outside the terminal's turn"
         self.events.append(f"asked the model (for at most {self.max_tokens} tokens{held})")
         self.model_got.append((system, list(messages)))
+        if self.reply == MODEL_FAILS:
+            raise self.package.errors.ModelApiError("the model's API answered 529: overloaded, try again later")
         return self.package.module("model").ModelTurn(text=self.reply)
 
 
@@ -201,10 +233,17 @@ async def sampled(package: Target, case: Dict[str, Any]) -> Told:
     sampler = package.module("sampler").TerminalSampler(world, world.terminal, world.budget, cap=case.get("cap", 1024))
     declined = package.module("sampler").Declined
     sent: Any = None
+    at = ""
     try:
         result = await sampler(case.get("alias", "tickets"), case["params"])
     except declined:
         ended = "declined"
+    except Looped:
+        return Told(f"asked the person {ASKS} times for one request and would have gone on asking: a loop "
+                    "that never ends (an empty answer, or the end of input, is a no, not a reason to ask again)")
+    except Exception as exc:  # the model's failure, or the learner's own: said after what came before it
+        found = raised(exc, package)
+        ended, at = str(found).split(DETAIL)[0], found.at
     else:
         sent = result
         content = result.get("content") if isinstance(result, dict) else None
@@ -213,8 +252,11 @@ async def sampled(package: Target, case: Dict[str, Any]) -> Told:
     steps = ", ".join(world.events) or "nothing happened"
     turns = f" in {world.turns} turns of the terminal" if world.turns > 1 else ""
     used = world.budget.used
+    if world.terminal.holder or (world.terminal._lock is not None and world.terminal._lock.locked()):
+        # The next question, a consent or a form, would wait for ever.
+        return Told(f"{steps}{turns}; then {ended}; and left the terminal held after it", at)
     seen = await shown_and_fenced(package, case, world, sent, sampler)
-    return Told(f"{steps}{turns}; then {ended}; {used} of the run's budget used{seen}")
+    return Told(f"{steps}{turns}; then {ended}; {used} of the run's budget used{seen}", at)
 
 
 async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripted, result: Any,
@@ -245,12 +287,28 @@ async def shown_and_fenced(package: Target, case: Dict[str, Any], world: Scripte
             said.append(first)
         elif second == first:
             said.append("the server's words fenced with the marker of the request before")
+        elif first == await fresh_marker(package, case):
+            said.append("the server's words fenced with the marker a fresh sampler gives the same request "
+                        "(a server could predict it)")
         else:
             said.append("the server's words fenced anew")
         asked = world.events.count("asked") - asked_before
         if asked != 2:
             said.append(f"the same request again asked about {asked} time(s), not twice")
     return "".join(f"; {one}" for one in said)
+
+
+async def fresh_marker(package: Target, case: Dict[str, Any]) -> str:
+    """The marker a new sampler, in a new run, fences the same request with: a marker made
+    from the request, a count or the time to the second is the same, and a server could
+    work it out; new_fence()'s never is."""
+    world = Scripted(package, ["y", "y"], "Shipping Friday.", 1)
+    sampler = package.module("sampler").TerminalSampler(world, world.terminal, world.budget, cap=case.get("cap", 1024))
+    try:
+        await sampler(case.get("alias", "tickets"), case["params"])
+    except Exception:
+        pass
+    return fenced(package, case, world.model_got[0]) if world.model_got else ""
 
 
 def request(text: str = "Draft a reply to T-101", max_tokens: Any = 200, system: Any = "Be brief.") -> Dict[str, Any]:
@@ -276,7 +334,7 @@ def sampling_cases(st: Any) -> Any:
     odd = st.builds(request, st.text(max_size=5), st.one_of(st.integers(-2, 0), json_values(st)), st.none())
     params = st.one_of(served, served, served, odd, json_values(st))
     return st.fixed_dictionaries({"params": params, "answers": answers,
-                                  "reply": st.sampled_from(["Shipping Friday.", "x" * 50, ""])},
+                                  "reply": st.sampled_from(["Shipping Friday.", "x" * 50, "", MODEL_FAILS])},
                                  optional={"budget": st.integers(0, 2), "cap": st.integers(1, 20)})
 
 
@@ -320,7 +378,8 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": ["<end of input>"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["yes please"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."},
-                  {"params": request(), "answers": ["\uff59\uff45\uff53", "y"], "reply": "Shipping Friday."}),
+                  {"params": request(), "answers": ["\uff59\uff45\uff53", "y"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["", ""], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
     Clause("E11.3", "must show the model's reply (describe_reply), the very text that would go back, before "
                     "asking to send it, and send it back (reply_result) only after a second clear yes; "
@@ -335,15 +394,35 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": ["y"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
     Clause("E11.4", "must ask the model for no more than the request's capped tokens (capped), cut the reply "
-                    "to them (cut_reply) and say so in stopReason ('maxTokens' only when something was cut)",
+                    "to them (cut_reply) and say so in stopReason: 'maxTokens' only when something was cut, "
+                    "'endTurn' when the reply ended of itself, however far its maxTokens was capped",
            "MCP sampling: maxTokens bounds the reply; lab rule: the client's cap bounds maxTokens", sampled_case,
            show_sampling,
            edges=({"params": request(max_tokens=2), "answers": YES, "reply": "x" * 50},
                   {"params": request(max_tokens=10), "answers": YES, "reply": "x" * 40},
                   {"params": request(max_tokens=10), "answers": YES, "reply": "x" * 41},
                   {"params": request(max_tokens=3000), "answers": YES, "reply": "x" * 50, "cap": 3},
-                  {"params": request(max_tokens=200), "answers": YES, "reply": "x" * 50}),
+                  {"params": request(max_tokens=200), "answers": YES, "reply": "x" * 50},
+                  # capped, and nothing cut: the reply ended of itself
+                  {"params": request(max_tokens=3000), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": request(max_tokens=3000), "answers": YES, "reply": "Shipping Friday.", "cap": 4},
+                  {"params": request(max_tokens=3000), "answers": YES, "reply": "Shipping Friday!!", "cap": 4}),
            inputs=sampling_cases, count=80),
+    Clause("E11.5", "must let the model's failure after the first yes out as it came (ModelApiError): not a "
+                    "reply made up in its place, nor Declined (the server would hear that the person said no), "
+                    "and leave the terminal free for the next question",
+           "MCP sampling: the result is the model's completion; lab rule: a decline is the person's alone",
+           sampled_case, show_sampling,
+           edges=({"params": request(), "answers": YES, "reply": MODEL_FAILS},
+                  {"params": request(), "answers": ["y"], "reply": MODEL_FAILS},
+                  {"params": request(), "answers": ["n"], "reply": MODEL_FAILS}),
+           inputs=lambda st: sampling_cases(st).map(lambda case: {**case, "reply": MODEL_FAILS}), count=20),
+    Clause("E11.6", ON_TRIO.format(calls="asyncio.wait_for around the person's answer"), TRIO_SOURCE, approvals,
+           show_sampling,
+           edges=({"params": request(), "answers": YES, "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["n"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y", "n"], "reply": "Shipping Friday."}),
+           inputs=sampling_cases, count=20, loop="own", backend="trio"),
 ))
 
 CONTRACTS: Tuple[Contract, ...] = (E10, E11)

@@ -12,13 +12,31 @@ or cannot show:
   A server that takes 2.5 s takes it at once, a time limit is met in its turn,
   and no verdict depends on how fast the machine is. (Code that waits on a
   thread of its own would see the clock run ahead; no region's code does.)
+- The loop may be trio's (a clause whose backend is "trio"): anyio runs on
+  asyncio and on trio, and the lab's client is written with anyio, so a
+  region that waits or runs things at once must work on both. There, trio's
+  MockClock is the virtual clock, and asyncio's "running loop" is one that
+  answers nothing (`NotAsyncio`): an asyncio-only call (asyncio.wait_for,
+  asyncio.sleep, asyncio.create_task, asyncio.get_running_loop().time()) is
+  noted with where it was made, for the observation to name, and fails as it
+  would on trio. Where trio is not installed such a clause is not judged
+  (`trio_missing`), and the item says so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import asyncio.events
+import contextvars
+import importlib.util
+import inspect
 import selectors
+import sys
 import threading
+import traceback
+from pathlib import Path
+from types import FrameType
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, List, Optional
 
 import anyio
@@ -26,6 +44,7 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from checks.contracts.clause import Raised
+from checks.harness import leaves
 
 START = 10_000_000.0  # where the clock starts: months from any machine's monotonic clock
 NUDGE = 1e-6  # past a deadline when the clock jumps to it (float rounding could land just short)
@@ -63,7 +82,101 @@ class VirtualLoop(asyncio.SelectorEventLoop):
         return self.now
 
 
-async def observe_each(observe: Observe, examples: List[Any], alone: bool = False) -> List[str]:
+# -- trio: anyio's other backend ------------------------------------------------------
+
+ASYNCIO = str(Path(asyncio.__file__).parent)  # asyncio's own files: a frame there is asyncio's
+
+
+@dataclass(frozen=True)
+class AsyncioCall:
+    """An asyncio-only call made on trio: what was called, and the stack that called it."""
+
+    name: str  # "asyncio.wait_for", "asyncio.get_running_loop().time"
+    stack: List[traceback.FrameSummary]  # outermost first, as traceback.extract_stack gives it
+
+
+# The asyncio-only calls one input's code made on trio (None: not on trio). Set per input:
+# the tasks its code starts copy the context, so their calls are that input's too.
+ASYNCIO_CALLS: "contextvars.ContextVar[Optional[List[AsyncioCall]]]" = contextvars.ContextVar(
+    "asyncio_calls", default=None)
+
+
+def called(frames: List[traceback.FrameSummary], attribute: str = "") -> AsyncioCall:
+    """The asyncio call a stack (outermost first) shows: the outermost of asyncio's own
+    frames below the caller's, or the loop's `attribute` when the caller used the loop itself."""
+    entered = next((at for at, frame in enumerate(frames) if frame.filename.startswith(ASYNCIO + "/")), None)
+    if entered is None:
+        return AsyncioCall(f"asyncio.get_running_loop().{attribute}", frames)
+    return AsyncioCall(f"asyncio.{frames[entered].name}", frames[:entered])
+
+
+class NotAsyncio:
+    """asyncio's running loop, on a thread where trio runs: every use of it is an
+    asyncio-only call, noted for the input that made it, then failed as on trio."""
+
+    def __getattr__(self, attribute: str) -> Any:
+        stack = traceback.extract_stack(sys._getframe(1))
+        call = called(stack, attribute)
+        calls = ASYNCIO_CALLS.get()
+        if calls is not None:
+            calls.append(call)
+        unawaited(sys._getframe(1))
+        raise RuntimeError(f"{call.name} is asyncio's: on trio there is no asyncio event loop")
+
+
+def unawaited(frame: Optional[FrameType]) -> None:
+    """Close the coroutines asyncio's frames were handed and never started (asyncio.wait_for's,
+    create_task's): Python would warn of each, in the learner's output, when it is collected."""
+    while frame is not None and frame.f_code.co_filename.startswith(ASYNCIO + "/"):
+        for value in list(frame.f_locals.values()):
+            if inspect.iscoroutine(value) and inspect.getcoroutinestate(value) == inspect.CORO_CREATED:
+                value.close()
+        frame = frame.f_back
+
+
+def trio_missing() -> Optional[str]:
+    """Why a clause judged on trio cannot be judged here (None: it can)."""
+    if importlib.util.find_spec("trio") is None:
+        return "trio is not installed (pip install -e '.[trio]')"
+    return None
+
+
+def run_on(backend: str, function: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    """`function(*args)` on a loop of its own with a virtual clock: asyncio's VirtualLoop, or trio's MockClock."""
+    if backend == "trio":
+        import trio.testing  # imported where it is used: the nine's other items never pay for it
+
+        previous = asyncio.events._get_running_loop()
+        asyncio.events._set_running_loop(NotAsyncio())  # type: ignore[arg-type]
+        try:
+            return anyio.run(function, *args, backend="trio",
+                             backend_options={"clock": trio.testing.MockClock(autojump_threshold=0)})
+        finally:
+            asyncio.events._set_running_loop(previous)
+    return anyio.run(function, *args, backend_options={"loop_factory": VirtualLoop})
+
+
+def asyncio_calls_made() -> Optional[List[AsyncioCall]]:
+    """From here on, note this input's asyncio-only calls (on trio; None elsewhere)."""
+    if not isinstance(asyncio.events._get_running_loop(), NotAsyncio):
+        return None
+    calls: List[AsyncioCall] = []
+    ASYNCIO_CALLS.set(calls)
+    return calls
+
+
+def asyncio_frames(exc: BaseException) -> Optional[AsyncioCall]:
+    """An asyncio call an exception (or one a task group gathered) came out of, as `called`
+    reads a stack: asyncio.sleep(0) never asks for the loop, and trio refuses what it yields."""
+    for leaf in leaves(exc):
+        frames = traceback.extract_tb(leaf.__traceback__)
+        if any(frame.filename.startswith(ASYNCIO + "/") for frame in frames):
+            return called(frames)
+    return None
+
+
+async def observe_each(observe: Observe, examples: List[Any], alone: bool = False,
+                       backend: str = "asyncio") -> List[str]:
     """`observe` on every input, on VirtualLoops run on a thread of its own.
     All at once on one loop (a turn of it serves every input), unless `alone`;
     each input that loop did not finish (something ended it: a KeyboardInterrupt
@@ -87,7 +200,7 @@ async def observe_each(observe: Observe, examples: List[Any], alone: bool = Fals
 
     def by_itself(example: Any) -> str:
         try:
-            return anyio.run(observe, example, backend_options={"loop_factory": VirtualLoop})
+            return str(run_on(backend, observe, example))
         except BaseException as exc:  # this input's loop ended with it: that is the observation
             return str(Raised(type(exc).__name__))
 
@@ -95,7 +208,7 @@ async def observe_each(observe: Observe, examples: List[Any], alone: bool = Fals
         try:
             try:
                 if not alone:
-                    anyio.run(all_at_once, backend_options={"loop_factory": VirtualLoop})
+                    run_on(backend, all_at_once)
             except BaseException:  # an input ended the loop: those not finished are judged alone
                 pass
             for index, example in enumerate(examples):

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any, Dict, List
 
-from checks.contracts.clause import Clause, Contract, Told
+from checks.contracts.clause import Clause, Contract, Told, brief
 from checks.contracts.wire import json_values
 from checks.target import Target
 
@@ -57,23 +57,31 @@ def ending(package: Target, case: Dict[str, Any]) -> Told:
 TEXT_BOUND = 500  # the most an error result's words run to when every text a server sent was cut
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 LONG = "Disk full \x1b]52;c;cGF3bmVk\x07 " * 40  # 1,200 characters, an escape sequence in each line
+# A task id is the server's word too: of any length, with what a terminal obeys (OSC 52 writes the clipboard).
+LONG_ID = "t-\x1b]52;c;cGF3bmVk\x07" + "x" * 2000
+# An error's code as a server may send it: past a float, a string that carries an escape, no number.
+ODD_CODES = [10 ** 600, "-32603\x1b]52;c;cGF3bmVk\x07", "E" * 600, 1.5, True, None]
 
 
 def show_task(case: Dict[str, Any]) -> str:
     shown = {k: v for k, v in case.items() if k != "task"}
-    return f"a task snapshot {shown!r:.200}"
+    task_id = case["task"]
+    named = f"task id {task_id!r}" if len(task_id) <= 40 else f"a {len(task_id):,}-character task id {task_id[:24]!r}…"
+    return brief(f"a task snapshot ({named}) {shown!r}")[:240]
 
 
 def snapshots(st: Any, statuses: List[str]) -> Any:
-    words = st.text(PLAIN, max_size=24)
-    error = st.one_of(st.none(), st.fixed_dictionaries(
-        {"code": st.integers(-33000, 40000), "message": words}),
-        st.sampled_from(["disk full", 42, [], True]))  # no error object at all
+    words = st.one_of(st.text(PLAIN, max_size=24), st.text(PLAIN, max_size=24),
+                      st.sampled_from([LONG, "stopped \x1b[2J\r by the operator"]))
+    code = st.one_of(st.integers(-33000, 40000), st.integers(-33000, 40000), st.sampled_from(ODD_CODES))
+    error = st.one_of(st.none(), st.fixed_dictionaries({"code": code, "message": words}),
+                      st.sampled_from(["disk full", 42, [], True]))  # no error object at all
     result = st.one_of(st.fixed_dictionaries({"content": st.just([{"type": "text", "text": "done"}])},
                                              optional={"isError": st.booleans(),
                                                        "structuredContent": json_values(st)}),
                        st.just({}))
-    return st.fixed_dictionaries({"task": st.just("t-1"), "status": st.sampled_from(statuses),
+    task_id = st.one_of(st.just("t-1"), st.text(max_size=12), st.sampled_from([LONG_ID, "t-\x1b[2J", "t" * 300]))
+    return st.fixed_dictionaries({"task": task_id, "status": st.sampled_from(statuses),
                                   "message": words, "result": result, "error": error})
 
 
@@ -134,7 +142,9 @@ def show_field(case: Dict[str, Any]) -> str:
 
 
 def titles(st: Any) -> Any:
-    return st.one_of(st.just(ABSENT), st.none(), st.just(""), st.text(PLAIN, max_size=12))
+    # A server's title or description may be no string at all: a number, a list, true.
+    return st.one_of(st.just(ABSENT), st.none(), st.just(""), st.text(PLAIN, max_size=12),
+                     st.sampled_from([42, True, False, 0, ["Your note"], {"en": "Note"}, 10 ** 400]))
 
 
 def with_text(schema: Any, title: Any, description: Any) -> Any:
@@ -209,9 +219,10 @@ CONTRACTS = (
                inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
         Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
                        "and names the server's error code and message (whatever the error's data holds, and "
-                       "whichever member is missing), or its statusMessage when the server sent no error "
-                       "object (an error that is not an object is none: no code to name); the server's words "
-                       "cut and their control characters shown, as the module's shown() does",
+                       "whichever member is missing; a code that is no integer is none), or its statusMessage "
+                       "when the server sent no error object (an error that is not an object is none: no code "
+                       "to name); every word of the server's that it puts in the result (the task id, a code, a "
+                       "message) cut and its control characters shown, as the module's shown() does",
                "MCP tasks: a failed task carries the JSON-RPC error; one that is not an object the lab reads "
                "as none (lab rule)", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
@@ -223,7 +234,10 @@ CONTRACTS = (
                           "content": [{"type": "text", "text": "exported 0 rows"}]}}),
                       task("failed", error={"code": -32603, "message": LONG}), task("failed", message=LONG),
                       task("failed", error={"code": -32603, "message": "Internal error: archive store offline",
-                                            "data": {"message": "retry later"}})),
+                                            "data": {"message": "retry later"}}),
+                      task("failed", task=LONG_ID, error={"code": -32603, "message": "disk full"}),
+                      task("failed", error={"code": ODD_CODES[1], "message": "disk full"}),
+                      task("failed", error={"code": ODD_CODES[0], "message": "disk full"})),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
                        "cancelled, with the statusMessage (cut and shown, as for a failed one), whoever "
@@ -231,7 +245,8 @@ CONTRACTS = (
                "MCP tasks: cancelled is a terminal status, and a server may cancel on its own",
                ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled"),
                                          task("cancelled", message="cancelled by the server"),
-                                         task("cancelled", message=LONG)),
+                                         task("cancelled", message=LONG),
+                                         task("cancelled", task=LONG_ID, message="stopped by an operator")),
                inputs=lambda st: snapshots(st, ["cancelled"]), count=30),
         Clause("E6.4", "must return None (keep waiting) while the task is working or input_required, "
                        "whatever else the snapshot carries",
@@ -261,14 +276,17 @@ CONTRACTS = (
                       field("flag", {"type": "string", "enum": [1, True, 0, False]})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=120),
         Clause("E7.2", "must label the field with the schema's title, or the property's name when the "
-                       "title is missing or empty, and keep the description (\"\" when there is none)",
+                       "title is missing or empty, and keep the description (\"\" when there is none), each as "
+                       "text: a title or description that is not a string (42, true, a list) is none, or its str()",
                "lab rule: the specification leaves the label open; the name is what the server called it; "
                "a description that is not a string is none",
                labels, show_field,
                edges=(field("note", {"type": "string"}), field("note", {"type": "string", "title": ""}),
                       field("note", {"type": "string", "title": None, "description": None}),
                       field("note", {"type": "string", "title": "Your note", "description": "max 200"}),
-                      field("age", {"type": "integer", "description": 42})),
+                      field("age", {"type": "integer", "description": 42}),
+                      field("note", {"type": "string", "title": 42}), field("note", {"type": "string", "title": True}),
+                      field("note", {"type": "string", "title": ["Your note"], "description": {"en": "max 200"}})),
                inputs=lambda st: field_cases(st, simple_schemas(st)), count=60),
         Clause("E7.3", "must refuse with Unsupported, and nothing else, any schema a form cannot show: not "
                        "an object, no type or an unknown one, an object or null type, an unknown format, "
@@ -283,7 +301,8 @@ CONTRACTS = (
                inputs=lambda st: field_cases(st, odd_schemas(st)), count=120),
         Clause("E7.4", "must flag a field whose name, title, description or format asks for a password, "
                        "token, key, PIN or other secret, and no other: each text on its own (the end of one "
-                       "and the start of the next are no phrase), \"pin\" alone only as the name",
+                       "and the start of the next are no phrase), the name as SECRET_NAME reads it (\"pin\" "
+                       "alone is a PIN there) and the others as SECRET_WORDS does (\"pin the version\" is none)",
                "MCP elicitation: form mode must not be used to ask for secrets; which words ask for one is "
                "a lab rule", secret, show_field,
                edges=(field("password", {"type": "string"}), field("pinned", {"type": "boolean"}),
@@ -295,7 +314,10 @@ CONTRACTS = (
                       field("private", {"type": "string", "description": "key rotation schedule"}),
                       field("version", {"type": "string", "description": "pin the version to deploy"}),
                       field("api_key", {"type": "string"}), field("private_key", {"type": "string"}),
-                      field("network", {"type": "string", "oneOf": [{"const": "tr", "title": "token ring"}]})),
+                      field("network", {"type": "string", "oneOf": [{"const": "tr", "title": "token ring"}]}),
+                      field("pin", {"type": "string"}), field("note", {"type": "string", "title": "Pin code"}),
+                      field("note", {"type": "string", "description": "Your PIN"}),
+                      field("note", {"type": "string", "title": "pin"})),
                inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),

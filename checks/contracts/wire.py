@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import anyio
 
-from checks.contracts.clause import Clause, Contract, Raised, Told
+from checks.contracts.clause import ON_TRIO, TRIO_SOURCE, Clause, Contract, Raised, Told, brief, raised
 from checks.target import Target
 
 ABSENT = "<absent>"  # in a scripted page: no nextCursor member at all
@@ -54,7 +54,7 @@ async def ending(package: Target, reply: Dict[str, Any], method: str) -> str:
 
 
 def show_reply(reply: Dict[str, Any]) -> str:
-    return f"the reply {json.dumps({'jsonrpc': '2.0', 'id': 1, **reply})[:140]}"
+    return f"the reply {brief(json.dumps({'jsonrpc': '2.0', 'id': 1, **reply}))[:140]}"
 
 
 def json_values(st: Any) -> Any:
@@ -70,7 +70,8 @@ def results(st: Any) -> Any:
 
 
 def errors(st: Any) -> Any:
-    codes = st.one_of(st.integers(-40000, 40000), st.booleans(), st.text(max_size=6), st.none())
+    codes = st.one_of(st.integers(-40000, 40000), st.booleans(), st.text(max_size=6), st.none(),
+                      st.sampled_from([10 ** 400, -(2 ** 1024), 1.5, -32601.0]))
     shaped = st.fixed_dictionaries({"code": codes}, optional={"message": st.one_of(st.text(max_size=30),
                                                                                    json_values(st)),
                                                               "data": json_values(st)})
@@ -167,7 +168,7 @@ async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
             ended = f"{len(ended)} tools: {ended[:3]} ... {ended[-3:]}" + (" (some changed)" if any(
                 "(changed)" in str(t) for t in ended) else "")
     except Exception as exc:
-        ended = Raised(type(exc).__name__)
+        ended = raised(exc, package)
     return {"server": server, "ended": ended}
 
 
@@ -193,7 +194,10 @@ async def cursors(package: Target, case: Dict[str, Any]) -> Told:
 
 async def pages_asked(package: Target, case: Dict[str, Any]) -> Told:
     seen = await listed(package, case)
-    return Told(f"asked for {len(seen['server'].sent)} page(s)")
+    ended = seen["ended"]
+    # A listing that raised says so: "asked for 1 page(s)" alone reads as a loop that stopped.
+    then = f", then raised {ended.kind}" if isinstance(ended, Raised) else ""
+    return Told(f"asked for {len(seen['server'].sent)} page(s){then}", ended.at if isinstance(ended, Raised) else "")
 
 
 async def tools_returned(package: Target, case: Dict[str, Any]) -> Any:
@@ -286,7 +290,9 @@ CONTRACTS = (
                       {"error": {"message": "no code"}}, {"error": {"code": True, "message": "x"}},
                       {"error": {"code": "-32601", "message": "x"}}, {"error": {}},
                       {"error": {"code": -32602, "message": "Unknown tool 'x'\n"}},
-                      {"error": {"code": -32603, "message": " indented, " + "and long " * 25}}),
+                      {"error": {"code": -32603, "message": " indented, " + "and long " * 25}},
+                      {"error": {"code": 10 ** 400, "message": "a code past a float's range"}},
+                      {"error": {"code": 1.5, "message": "a code that is no integer"}}),
                inputs=errors, count=80),
         Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation (a reply "
                       "with both breaks the same rule; which way a client takes that one is not judged)",
@@ -317,5 +323,9 @@ CONTRACTS = (
                "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,
                show_pages, edges=(FAILING, *FAILING_EACH_WAY, SLOW_PAGE), inputs=failing_scripts, count=60,
                raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone"), loop="own"),
+        Clause("2.5", ON_TRIO.format(calls="asyncio.wait_for around a page's request"), TRIO_SOURCE,
+               tools_returned, show_pages, edges=(PAGED, FAILING, SLOW_PAGE, ENDLESS),
+               inputs=lambda st: st.one_of(scripts(st), failing_scripts(st)), count=20,
+               raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone"), loop="own", backend="trio"),
     )),
 )

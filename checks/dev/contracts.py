@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Tuple
 import anyio
 
 from checks.contracts import GUIDE_BLOCK, contracts, corpus, corpus_file, observe_all, render
-from checks.contracts.clause import Clause
+from checks.contracts.clause import Clause, comparable
 from checks.target import ROOT, Target, load_target
 
 GUIDE = ROOT / "labs" / "GUIDE.md"
@@ -62,8 +62,9 @@ def reference() -> Target:
 
 
 def expected(clause: Clause, examples: List[Any]) -> List[str]:
-    """What the reference observes on each input."""
-    return anyio.run(observe_all, clause, reference(), examples)
+    """What the reference observes on each input, as it is compared (where in the
+    reference it happened is no part of it)."""
+    return [comparable(seen) for seen in anyio.run(observe_all, clause, reference(), examples)]
 
 
 def drawn_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
@@ -76,10 +77,15 @@ def drawn_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
 
 
 def observed_corpus(region: str) -> Dict[str, List[Tuple[Any, str]]]:
-    """The corpus kept, each clause's edges first, with what the reference observes on it now."""
+    """The corpus kept, each clause's edges first, with what the reference observes on it now
+    (a clause new to the corpus is drawn: there is nothing of it to keep)."""
     found = {}
+    try:
+        kept_corpus = corpus(region)
+    except RuntimeError:  # no corpus for the region yet
+        kept_corpus = {}
     for clause in contracts()[region].clauses:
-        kept = [example for example, _ in corpus(region).get(clause.id, [])]
+        kept = [example for example, _ in kept_corpus.get(clause.id, [])] or draw(clause)
         examples, seen = [], set()
         for example in json.loads(json.dumps([*clause.edges, *kept], sort_keys=True)):
             key = json.dumps(example, sort_keys=True)

@@ -54,9 +54,11 @@ return tool_name
     # aggregator.py
     "4": """\
 # TODO exercise 4: one failing server makes this whole refresh raise.
-# Give each server its own time limit (self.discovery_timeout) and
-# its own try/except; record why it failed in offline[spec.alias]
-# (errors.reason turns an exception into words) and carry on.
+# Give each server its own time limit (self.discovery_timeout, with
+# anyio: the checks run this on trio too) and its own try/except; record
+# why it failed in offline[spec.alias] (errors.reason turns an exception
+# into words) and carry on. Keep the task group: every server's
+# discovery starts at once, so one that hangs holds up no other.
 # The clauses the checks hold it to: labs/GUIDE.md section 6.
 async def connect_one(spec: ServerSpec) -> None:
     found[spec.alias] = await self.connect(spec)
@@ -92,8 +94,9 @@ return
     "E4": """\
 # TODO extension E4: search_tools finds nothing. Score each entry by the
 # query words found in it: 3 per word in its name, 2 in its title, 1 in its
-# description, all three the server's own (entry.original_name, entry.tool).
-# Best first, ties in catalogue order, no match left out.
+# description, all three the server's own (entry.original_name, entry.tool:
+# its "title", not annotations.title; a title or description that is not a
+# string is none). Best first, ties in catalogue order, no match left out.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.4.
 return []
 """,
@@ -110,7 +113,9 @@ return None
 # TODO extension E6: a task is finished when its status is completed, failed or
 # cancelled. Return the tool result it stands for (state.result when completed;
 # an error_result saying why when failed or cancelled) and None while it is
-# still working or waiting for input (labs/GUIDE.md 11.6).
+# still working or waiting for input (labs/GUIDE.md 11.6). Every word of the
+# server's you put in a result (an id, a code, a message) goes through
+# shown(text, REASON_CHARS): it may be any length and hold escape codes.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.6.
 raise NotImplementedError("extension E6: decide when a task has finished (labs/GUIDE.md 11.6)")
 """,
@@ -119,8 +124,10 @@ raise NotImplementedError("extension E6: decide when a task has finished (labs/G
 # TODO extension E7: turn one property of the requested schema into a FormField:
 # a string (with a known format, or a choice when it lists values), a number or
 # integer (with its bounds), a boolean, or an array of choices, labelled with its
-# title (the property's name when it has none). Anything else: raise
-# Unsupported with the reason (labs/GUIDE.md 11.7).
+# title as text (the property's name when it has none). Anything else: raise
+# Unsupported with the reason (labs/GUIDE.md 11.7). Flag it secret when
+# SECRET_NAME matches the name or SECRET_WORDS matches its title, description
+# or format, each text on its own, as the patterns are given.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.7.
 raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
 """,
@@ -149,9 +156,10 @@ return None
 # TODO extension E10: decide which server a URI the model asks for is read from
 # (labs/GUIDE.md section 11.10). self._by_uri maps each URI offered in this run to
 # the aliases that offered it, first first. Return (alias, "") to read it, or
-# (None, why) to refuse without a request, with the reason below for each: no string
-# uri (NO_URI); a server named (a non-empty string) that did not offer it (not_offered_by); several
-# offered it and none is named (offered_by_several); nobody offered it (offered_by_none).
+# (None, why) to refuse without a request, with the reason below for each, in this order:
+# no string uri (NO_URI); nobody offered it, whatever server is named (offered_by_none);
+# a server named (a non-empty string) that did not offer it (not_offered_by); several
+# offered it and none is named (offered_by_several).
 # The clauses the checks hold it to: labs/GUIDE.md section 11.10.
 raise NotImplementedError("extension E10: decide which server a linked URI is read from "
                           "(labs/GUIDE.md section 11.10)")
@@ -163,7 +171,9 @@ raise NotImplementedError("extension E10: decide which server a linked URI is re
 # self.terminal.turn(...) show describe_ask and ask; only after a yes (approved) ask
 # the model (conversation; capped to ask.max_tokens), cut the reply (cut_reply), show
 # describe_reply and ask again; only after that yes return reply_result. Any other
-# answer raises Declined. The clauses the checks hold it to: labs/GUIDE.md section 11.11.
+# answer raises Declined (asked once: no is no). A failing model's error goes out as it
+# is, not as Declined: the person did not say no.
+# The clauses the checks hold it to: labs/GUIDE.md section 11.11.
 raise Declined("extension E11: answer a sampling request only with the person's approval "
                "(labs/GUIDE.md section 11.11)")
 """,

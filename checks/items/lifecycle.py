@@ -17,9 +17,10 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import anyio
 
+from checks.contracts.lifecycle import ASKS, Looped
 from checks.exercises import EXTENSIONS
 from checks.fixtures import Journal, Lab
-from checks.harness import Fail, HarnessError
+from checks.harness import Fail, HarnessError, leaves
 from checks.items.evidence import JOURNAL_POLL, aggregator_for, found, point, refreshed, text
 from checks.target import Target
 
@@ -132,9 +133,15 @@ class Screen:
 
     def _read(self, prompt: str) -> str:
         self.events.append(("asked", prompt))
+        if self.looped:
+            raise Looped()  # the person is not asked again: a loop that never ends is told as one
         if not self.answers:
             raise EOFError
         return self.answers.pop(0)
+
+    @property
+    def looped(self) -> bool:
+        return sum(kind == "asked" for kind, _ in self.events) > ASKS
 
     def said_before(self, words: str, question: int) -> bool:
         """Whether `words` were shown before question number `question` (0-based) was asked."""
@@ -193,11 +200,20 @@ async def sampling(target: Target, lab: Lab) -> str:
         alias = f"tickets-{index + 1}"
         spec = lab.server("tickets", alias, "--lifecycle-tools", *(["--era", "legacy"] if era == "legacy" else []))
         screen, writer = Screen(target, answers), Writer(target, REPLY)
-        async with await aggregator_for(target, lab, [spec], reference=True) as tools:
-            tools.sampler = target.module("sampler").TerminalSampler(writer, screen.terminal)
-            await refreshed(target, tools)
-            result = await tools.call(found(tools, alias, "draft_reply", EXTENSIONS["E11"]).model_name,
-                                      {"ticket_id": "T-101"})
+        try:
+            async with await aggregator_for(target, lab, [spec], reference=True) as tools:
+                tools.sampler = target.module("sampler").TerminalSampler(writer, screen.terminal)
+                await refreshed(target, tools)
+                result = await tools.call(found(tools, alias, "draft_reply", EXTENSIONS["E11"]).model_name,
+                                          {"ticket_id": "T-101"})
+        except BaseException as exc:
+            if not any(isinstance(leaf, Looped) for leaf in leaves(exc)):
+                raise
+        if screen.looped:
+            raise Fail(f"expected: one question, one answer: an empty answer or the end of input is a no (clause "
+                       f"E11.2)\ngot: the person was asked {ASKS} times for one sampling request and would have "
+                       f"been asked again: a loop that never ends\n(era {era}; the person typed "
+                       f"{answers or 'nothing (end of input)'}){where}")
         problem = judge(screen, writer, answers_to_sampling(lab.journal(alias)))
         if problem:
             raise Fail(f"{problem}\n(era {era}; the person typed {answers or 'nothing (end of input)'}; the call "

@@ -182,3 +182,61 @@ def test_the_judge_cancelled_while_an_own_loop_runs_is_cancelled_and_the_thread_
         return scope.cancelled_caught
     assert anyio.run(judge)
     finish.set()
+
+
+def on_trio(look: Any, loop: str = "own") -> Clause:
+    return Clause("T.1", "must do", "a test", look, loop=loop, backend="trio")
+
+
+def test_on_trio_the_clock_is_virtual_and_a_time_limit_is_met_in_its_turn() -> None:
+    async def slept(package: Any, seconds: float) -> Any:
+        began = anyio.current_time()
+        with anyio.move_on_after(seconds / 2):
+            await anyio.sleep(seconds)
+        return round(anyio.current_time() - began)
+    assert anyio.run(observe_all, on_trio(slept), NO_PACKAGE, [3600, 7200]) == ["returned 1800", "returned 3600"]
+
+
+def test_on_trio_an_asyncio_only_call_is_what_is_observed_for_the_input_that_made_it() -> None:
+    import asyncio
+
+    async def waited(package: Any, example: str) -> str:
+        async def child() -> None:  # a task the input's code starts: its calls are that input's
+            if example == "wait_for":
+                await asyncio.wait_for(anyio.sleep(0), 5)
+            elif example == "loop time":
+                asyncio.get_running_loop().time()
+            elif example == "sleep(0)":
+                await asyncio.sleep(0)
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(child)
+        except Exception:  # caught, as a learner's try/except would: the call is still what was seen
+            return "caught it"
+        return "anyio alone"
+    seen = anyio.run(observe_all, on_trio(waited), NO_PACKAGE, ["anyio", "wait_for", "loop time", "sleep(0)"])
+    assert seen[0] == 'returned "anyio alone"'
+    assert seen[1].startswith("called asyncio.wait_for, which works only on asyncio's event loop"), seen[1]
+    assert seen[2].startswith("called asyncio.get_running_loop().time,"), seen[2]
+    assert seen[3] == 'returned "caught it"', seen[3]  # asyncio.sleep(0) asks no loop: trio refuses its yield
+
+
+def test_on_trio_an_asyncio_only_call_that_escapes_is_named_with_the_learners_line(tmp_path: Path) -> None:
+    mutant = LearnerMutant("asyncio.sleep(0) in the re-list", "E2", "            self._task_group.start_soon(self._relist, alias)\n",
+                           "            import asyncio\n\n            async def soon() -> None:\n"
+                           "                await asyncio.sleep(0)\n                await self._relist(alias)\n"
+                           "            self._task_group.start_soon(soon)\n", "E2", ())
+    clause = next(c for c in contracts()["E2"].clauses if c.backend == "trio")
+    example = clause.edges[0]
+    seen = anyio.run(observe_all, clause, wrong(tmp_path, mutant), [example], True)[0]
+    assert seen.startswith("called asyncio.sleep, which works only on asyncio"), seen
+    assert "aggregator.py:" in seen and "in soon: await asyncio.sleep(0)" in seen, seen
+
+
+def test_where_trio_is_not_installed_its_clauses_are_not_judged_and_the_account_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import checks.contracts as judged
+    monkeypatch.setattr(judged, "trio_missing", lambda: "trio is not installed (pip install trio)")
+    said = anyio.run(hold, load_target("solution"), "4")
+    assert "(4.6 not judged: trio is not installed (pip install trio))" in said, said
+    assert said.startswith(f"{len(contracts()['4'].clauses) - 1} clauses held over"), said

@@ -277,7 +277,7 @@ def test_every_config_in_the_documents_is_one_the_client_takes_as_it_stands() ->
 TEST_PACKAGES = {"pytest": "pytest", "pytest-timeout": "pytest-timeout", "pytest-xdist": "pytest-xdist",
                  "mypy": "mypy", "types-jsonschema": "type stubs", "types-regex": "type stubs",
                  "mcp": "the official SDK", "pydantic-monty": "the code-mode sandbox", "cosmic-ray": "cosmic-ray",
-                 "PyJWT": "PyJWT", "hypothesis": "Hypothesis", "PyYAML": "PyYAML",
+                 "PyJWT": "PyJWT", "hypothesis": "Hypothesis", "trio": "trio", "PyYAML": "PyYAML",
                  "setuptools": "a setuptools that builds wheels itself"}
 
 

@@ -235,6 +235,36 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
     LearnerMutant("every configured server started, onDemand ones too", "4",
                   "            for spec in self.eager_servers():\n",
                   "            for spec in self.config.servers:\n", "8", ("clause 4.1", "onDemand")),
+    # Round 5 of the blind review (issue 44): wrong answers green today, or red with the wrong words.
+    LearnerMutant("an error reply's code read with int(): a reply whose error is no object raises", "1",
+                  "            slot.reject(McpError.from_reply(message[\"error\"]))\n",
+                  "            error = message[\"error\"]\n"
+                  "            slot.reject(McpError(int(error[\"code\"]), str(error.get(\"message\", \"\")), error.get(\"data\")))\n",
+                  "2", ("clause 1.2", "raised TypeError", "stdio_client.py:", "in on_line")),
+    LearnerMutant("a nextCursor that is not a string refused with ProtocolViolation", "2",
+                  "        cursor = page.get(\"nextCursor\")\n",
+                  "        cursor = page.get(\"nextCursor\")\n        if cursor is not None and not isinstance(cursor, str):\n"
+                  "            raise ProtocolViolation(\"a nextCursor that is not a string\")\n", "3",
+                  ("clause 2.2", "then raised ProtocolViolation", "discovery.py:")),
+    LearnerMutant("asyncio.wait_for as each server's time limit (anyio's loop may be trio's)", "4", LIMITED,
+                  "                import asyncio\n"
+                  "                found[spec.alias] = await asyncio.wait_for(self.connect(spec), self.discovery_timeout)\n",
+                  "8", ("clause 4.6", "called asyncio.wait_for", "aggregator.py:", "in connect_one")),
+    LearnerMutant("asyncio.wait_for around each page (anyio's loop may be trio's)", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        import asyncio\n"
+                  "        page = await asyncio.wait_for(server.request(\"tools/list\", params), 600)\n", "3",
+                  ("clause 2.5", "called asyncio.wait_for", "discovery.py:")),
+    LearnerMutant("servers discovered one after another", "4",
+                  "        async with anyio.create_task_group() as group:\n            for spec in self.eager_servers():\n"
+                  "                group.start_soon(connect_one, spec)\n",
+                  "        for spec in self.eager_servers():\n            await connect_one(spec)\n", "8",
+                  ("clause 4.5", "took 5 s", "the reference took 2.5 s")),
+    LearnerMutant("a limiter of two shared by the servers, each limit counted from its turn", "4",
+                  "        async def connect_one(spec: ServerSpec) -> None:\n            try:\n",
+                  "        limiter = anyio.CapacityLimiter(2)\n\n"
+                  "        async def connect_one(spec: ServerSpec) -> None:\n          async with limiter:\n            try:\n",
+                  "8", ("clause 4.5", "took 20 s")),
     *EXTENSION_MUTANTS,
 )
 

@@ -71,7 +71,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "E4", ("clause E4.1", "export-invoice")),
     LearnerMutant("the title read through ToolEntry.title, which falls back to the name", "E4",
                   '2 * len(wanted & words(title if isinstance(title, str) else ""))',
-                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.2", "export_a (no title")),
+                  "2 * len(wanted & words(entry.title))", "E4", ("clause E4.1", "annotations.title 'Note'")),
     # -- E3: progress -------------------------------------------------------------------
     LearnerMutant("progress taken as a number without a check", "E3",
                   "        if not is_number(progress):\n            return  # not a progress report: nothing to "
@@ -121,15 +121,15 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     LearnerMutant("any type accepted", "E7",
                   '        raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")',
                   '        made.kind = "text"', "E7", ("a form cannot show it (raise Unsupported)",)),
-    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n",
+    LearnerMutant("secrets never flagged", "E7", "    made.secret = bool(SECRET_NAME.search(name)) or \\\n",
                   "    made.secret = False and \\\n",
                   "E7", ("secret False (want True)",)),
     LearnerMutant("a missing title left empty, not the property's name", "E7",
                   'str(schema.get("title") or name)', 'str(schema.get("title") or "")', "E7",
                   ("title '' (want 'ratio')",)),
     LearnerMutant("the texts joined before the search: 'api' and 'Key features' make an API key", "E7",
-                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n"
-                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
+                  "    made.secret = bool(SECRET_NAME.search(name)) or \\\n"
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
                   "    made.secret = bool(SECRET_WORDS.search(\" \".join((name, made.title, made.description, made.format))))\n",
                   "E7", ("clause E7.4", "'api'")),
     # -- E8: code mode --------------------------------------------------------------------------------
@@ -219,9 +219,9 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
                   "        return error_result(f\"The task failed on the server ({why}).\")\n", "E6",
                   ("clause E6.2", "past 500 characters")),
-    LearnerMutant("'pin' searched for in every text, not only the name", "E7",
-                  "        any(SECRET_WORDS.search(\" \" + text) for text in (made.title, made.description, made.format))\n",
+    LearnerMutant("SECRET_NAME, where 'pin' alone counts, searched in every text, not only the name", "E7",
                   "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
+                  "        any(SECRET_NAME.search(text) for text in (made.title, made.description, made.format))\n",
                   "E7", ("clause E7.4", "pin the version")),
     LearnerMutant("a byte order mark dropped from every line", "E9",
                   "        if line == \"\":  # a blank line ends the event\n",
@@ -257,7 +257,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            self._task_group.start_soon(self._relist, alias)\n",
                   "            async def bounded() -> None:\n                with anyio.move_on_after(1.0):\n"
                   "                    await self._relist(alias)\n            self._task_group.start_soon(bounded)\n",
-                  "E2", ("clause E2.1", "30 s in coming")),
+                  "E2", ("clause E2.1", "30 s in coming", "it gave up on 1 re-list answer(s) before they came")),
     LearnerMutant("the alias lower-cased before it is looked up", "E2",
                   "        if self._task_group is not None and alias in self.connections:\n",
                   "        alias = alias.lower()\n        if self._task_group is not None and alias in self.connections:\n",
@@ -305,4 +305,111 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            self.terminal.say(describe_reply(ask, text, self.model.name))\n",
                   "            self.terminal.say(describe_reply(ask, text.strip(), self.model.name))\n", "E11",
                   ("clause E11.3", "another reply than the one sent")),
+    # Round 5 of the blind review (issue 44).
+    LearnerMutant("a report's time read from asyncio's loop (anyio's may be trio's)", "E3",
+                  "        self._progress_at[token] = anyio.current_time()\n",
+                  "        import asyncio\n        self._progress_at[token] = asyncio.get_running_loop().time()\n", "E3",
+                  ("clause E3.3", "called asyncio.get_running_loop().time", "stdio_client.py:")),
+    LearnerMutant("a re-list only while asyncio's loop runs (anyio's may be trio's)", "E2",
+                  "        if self._task_group is not None and alias in self.connections:\n",
+                  "        import asyncio\n"
+                  "        if self._task_group is not None and alias in self.connections and "
+                  "asyncio.get_running_loop().is_running():\n", "E2",
+                  ("clause E2.7", "called asyncio.get_running_loop().is_running", "aggregator.py:")),
+    LearnerMutant("asyncio.wait_for around the person's answer (anyio's loop may be trio's)", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
+                  "            import asyncio\n"
+                  "            if not approved(await asyncio.wait_for(self._read(\"Send this to the model? [y/N]: \"), 600)):\n",
+                  "E11", ("clause E11.6", "called asyncio.wait_for", "sampler.py:")),
+    LearnerMutant("a progress checked with math.isfinite, which raises on 10**400", "E3",
+                  "        if not is_number(progress):\n",
+                  "        if not isinstance(progress, (int, float)) or isinstance(progress, bool) or "
+                  "not math.isfinite(progress):\n", "E3", ("clause E3.1", "raised OverflowError", "<a 401-digit int>")),
+    LearnerMutant("a title or description that is not a string read as text", "E4",
+                  SCORED, "        score = 3 * len(wanted & name) + 2 * len(wanted & words(title or \"\")) "
+                          "+ len(wanted & words(description or \"\"))\n", "E4",
+                  ("clause E4.1", "raised AttributeError", "title 42")),
+    LearnerMutant("annotations.title taken for a tool without a title", "E4",
+                  "        title, description = entry.tool.get(\"title\"), entry.tool.get(\"description\")\n",
+                  "        title, description = entry.tool.get(\"title\") or (entry.tool.get(\"annotations\") or {}).get("
+                  "\"title\"), entry.tool.get(\"description\")\n", "E4", ("clause E4.1", "annotations.title 'Note'")),
+    LearnerMutant("SECRET_WORDS on all four texts: a field named pin is no secret", "E7",
+                  "    made.secret = bool(SECRET_NAME.search(name)) or \\\n",
+                  "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n", "E7", ("clause E7.4", "the property 'pin'")),
+    LearnerMutant("one pattern on all four texts, a bare 'pin' match skipped: 'Pin code' no secret", "E7",
+                  "    made.secret = bool(SECRET_NAME.search(name)) or \\\n"
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
+                  "    found = [re.search(r\"pin\\b\", t, re.I) or SECRET_WORDS.search(t) for t in (name, made.title, made.description, made.format)]\n"
+                  "    made.secret = any(m is not None and m.group(0).lower() != \"pin\" for m in found)\n",
+                  "E7", ("clause E7.4",)),
+    LearnerMutant("the task id in a failed task's text, as it came", "E6",
+                  "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
+                  "        return error_result(f\"Task {state.task_id} failed on the server ({shown(why, REASON_CHARS)}).\")\n",
+                  "E6", ("clause E6.2", "2,018-character task id", "past 500 characters, a raw control character")),
+    LearnerMutant("the error's code put in the text as the server sent it", "E6",
+                  "        why = f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\")\n",
+                  "        code = state.error.get(\"code\") if error else None\n"
+                  "        why = f\"{error.message}\" if error else (state.message or \"no reason given\")\n"
+                  "        if error:\n"
+                  "            return error_result(f\"The task failed on the server (error {code}: {shown(why, REASON_CHARS)}).\")\n",
+                  "E6", ("clause E6.2", "a raw control character in it")),
+    LearnerMutant("a server named for a URI nobody offered told it did not offer it", "E10",
+                  "        if not holders:  # whichever server the model named: no other would do either\n"
+                  "            return None, offered_by_none(uri)\n"
+                  "        if isinstance(server, str) and server:\n"
+                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n",
+                  "        if isinstance(server, str) and server:\n"
+                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n"
+                  "        if not holders:\n            return None, offered_by_none(uri)\n",
+                  "E10", ("clause E10.2", "naming the server asked for")),
+    LearnerMutant("a refusal that names the URI as it came", "E10", "            return None, offered_by_none(uri)\n",
+                  "            return None, f\"No server offered {uri} in this run.\"\n", "E10",
+                  ("clause E10.2", "a reason of 3,058 characters, a raw control character in it")),
+    LearnerMutant("a title that is not a string kept as it came", "E7", 'str(schema.get("title") or name)',
+                  'schema.get("title") or name', "E7", ("clause E7.2", "'title': 42", "raised TypeError")),
+    LearnerMutant("stopReason maxTokens whenever the request's maxTokens was capped", "E11",
+                  "        return reply_result(text, self.model.name, cut)\n",
+                  "        return reply_result(text, self.model.name, cut or ask.max_tokens < ask.asked_tokens)\n", "E11",
+                  ("clause E11.4", "'maxTokens': 3000", "(maxTokens)")),
+    LearnerMutant("a fence counted from the run's budget: new each request, and predictable", "E11",
+                  "            system, messages = conversation(ask, new_fence())\n",
+                  "            system, messages = conversation(ask, f\"fence-{self.budget.used}\")\n", "E11",
+                  ("clause E11.2", "a fresh sampler gives the same request")),
+    LearnerMutant("the model's failure sent back as its reply", "E11",
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "            text, cut = cut_reply(turn.text, ask.max_tokens)\n",
+                  "            try:\n"
+                  "                turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "                text, cut = cut_reply(turn.text, ask.max_tokens)\n"
+                  "            except Exception as exc:\n"
+                  "                text, cut = f\"(the model failed: {exc})\", False\n", "E11",
+                  ("clause E11.5", "the model failed", "raised ModelApiError")),
+    LearnerMutant("the model's failure turned into a decline", "E11",
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n",
+                  "            try:\n"
+                  "                turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "            except Exception as exc:\n"
+                  "                raise Declined(f\"the model failed: {exc}\")\n", "E11",
+                  ("clause E11.5", "then declined", "then raised ModelApiError")),
+    LearnerMutant("an empty answer asked again, and again", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
+                  "            answer = await self._read(\"Send this to the model? [y/N]: \")\n"
+                  "            while not answer.strip():\n"
+                  "                answer = await self._read(\"Send this to the model? [y/N]: \")\n"
+                  "            if not approved(answer):\n", "E11", ("clause E11.2", "a loop that never ends")),
+    LearnerMutant("structuredContent checked again against the outputSchema", "E5",
+                  "        return None\n    return result.get(\"structuredContent\")\n",
+                  "        return None\n    validator = entry.output_validator\n"
+                  "    if validator is not None and entry.problem(validator, result.get(\"structuredContent\")) is not None:\n"
+                  "        return None\n    return result.get(\"structuredContent\")\n", "E5",
+                  ("clause E5.3", "broken outputSchema", "raised UnknownType")),
+    LearnerMutant("one flag for every server's re-lists: a change of one hidden by another's", "E2", RELIST,
+                  "        if self._task_group is None or alias not in self.connections:\n            return\n"
+                  "        if self.__dict__.get(\"_busy\"):\n            self.__dict__[\"_again\"] = True\n            return\n"
+                  "        self.__dict__[\"_busy\"] = True\n\n"
+                  "        async def run() -> None:\n            try:\n                await self._relist_once(alias)\n"
+                  "                while self.__dict__.pop(\"_again\", False):\n"
+                  "                    await self._relist_once(alias)\n            finally:\n"
+                  "                self.__dict__[\"_busy\"] = False\n        self._task_group.start_soon(run)\n", "E2",
+                  ("clause E2.2", "the server beside it with ['steady']")),
 )

@@ -54,7 +54,10 @@ def any_names(st: Any) -> Any:
     return st.fixed_dictionaries({"alias": aliases(st), "tool": st.one_of(
         st.text(max_size=80), st.text(ALIAS_CHARS + ".", max_size=90),
         st.text(st.characters(codec=None, categories=["Cs", "Nd", "No", "Lu", "Ll", "Zs", "Cc"]), max_size=6),
-        st.text(ALIAS_CHARS, min_size=40, max_size=70))})
+        st.text(ALIAS_CHARS, min_size=40, max_size=70),
+        # Past 64 with characters that are more than one byte in UTF-8: a cut counted in
+        # bytes, or by a name's encoded length, lands short of 64 or past it.
+        st.text(ALIAS_CHARS + "é²٣中ß. ", min_size=50, max_size=110))})
 
 
 def fitting_names(st: Any) -> Any:
@@ -80,7 +83,7 @@ CONTRACTS = (Contract("3", "model_tool_name", (
                   {"alias": "a", "tool": "\0"}, {"alias": "a", "tool": "résumé"},
                   {"alias": "a", "tool": "x²"}, {"alias": "a", "tool": "x٣"}, {"alias": "a", "tool": "x３"},
                   {"alias": "a", "tool": "bad\ud800"}, {"alias": "a", "tool": "weekly report"},
-                  {"alias": "srv", "tool": "q" * 200},
+                  {"alias": "srv", "tool": "q" * 200}, {"alias": "notes", "tool": "é" * 100},
                   # Letters that a case-blind [a-z] lets through: the Kelvin sign, long s, dotless i, İ.
                   {"alias": "t", "tool": "\u212aelvin"}, {"alias": "t", "tool": "\u017fearch"},
                   {"alias": "t", "tool": "\u0131d"}, {"alias": "t", "tool": "\u0130d"}),
@@ -98,7 +101,10 @@ CONTRACTS = (Contract("3", "model_tool_name", (
            edges=({"alias": "tickets", "tool": "queue.stats"}, {"alias": "a", "tool": "report\n"},
                   {"alias": "a", "tool": "é"}, {"alias": "a", "tool": "x" * 51},
                   {"alias": "a", "tool": "x" * 52}, {"alias": "a", "tool": "x" * 60 + "."},
-                  {"alias": "t", "tool": "\u212aelvin"}, {"alias": "t", "tool": "cafe\u0301"}),
+                  {"alias": "t", "tool": "\u212aelvin"}, {"alias": "t", "tool": "cafe\u0301"},
+                  # Long and not all ASCII: cut by characters, not by bytes.
+                  {"alias": "notes", "tool": "a" * 60 + "é"}, {"alias": "notes", "tool": "résumé_" + "x" * 60},
+                  {"alias": "notes", "tool": "é" * 100}),
            inputs=any_names),
     Clause("3.4", "must give two different tools two different names, of one server or of two (an alias and "
                   "a name that run together as another pair's do are still another tool)",

@@ -72,9 +72,11 @@ def found(tools: Any, alias: str, original: str, extension: Extension) -> Any:
     """The entry for a tool the item needs, or a failure that says why it is missing."""
     entry = tools.find(alias, original)
     if entry is None:
+        offline = getattr(tools, "offline", {})
+        why = (f"{alias} is offline: {offline[alias]}" if alias in offline
+               else f"left out: {'; '.join(tools.dropped) or 'nothing'}")
         raise Fail(f"expected: {alias}/{original} in the tool table\ngot: it is missing "
-                   f"(left out: {'; '.join(tools.dropped) or 'nothing'}); finish the nine first "
-                   f"(python -m checks), then extension {extension.name}")
+                   f"({why}); finish the nine first (python -m checks), then extension {extension.name}")
     return entry
 
 

@@ -95,17 +95,20 @@ HINTS: Dict[str, List[str]] = {
            "settled returns state.result for completed (a dict, isError or not), an error_result naming "
            "the server's error (code and message; the statusMessage when there is no error) for failed, "
            "one saying it was cancelled (with the statusMessage) for cancelled, and None for working "
-           "and input_required. The server's words in the text (its message, a code, a task id if you name "
-           "it) through shown(text, REASON_CHARS), and McpError.from_reply reads the error (a code that is no "
-           "int is none)."],
+           "and input_required. The server's words in the text through shown(text, limit), which cuts after "
+           "it shows (slice before it and each escape grows 4-6 times): a task id, if you name it, with "
+           "ID_CHARS; its code, message or statusMessage with REASON_CHARS (the code and message as one text "
+           "or each on its own). McpError.from_reply reads the error (a code that is no int is none); what "
+           "its data holds must not push the code and message out of the cut."],
     "E7": ["A form field is one small schema. Which kinds can a person fill in, and what must be refused?",
            "labs/GUIDE.md, section 11.7 (elicitation).",
            "field_from_schema: string (format from FORMATS, or 'choice' with _options), number/integer "
            "with minimum and maximum (bound() keeps numbers only), boolean, an array of choices ('choices'); anything "
            "else raises Unsupported. The title is the schema's title as text (str()), or the property's name "
            "when it has none; the description is '' unless a str. Set secret when SECRET_NAME matches the "
-           "name, or SECRET_WORDS matches the title, description or format, each on its own ('pin' alone is "
-           "a PIN only as a name; 'pin the version' is no secret)."],
+           "name, or SECRET_WORDS matches the title, description or format (the schema's, whatever the kind), "
+           "each on its own ('pin' alone is a PIN only as a name; 'pin the version' is no secret). Leave the "
+           "schema as it came."],
     "E8": ["A type checker can only refuse a wrong value if the stub names the values that are right. "
            "Which Python type lists exact values?",
            "labs/GUIDE.md, section 11.8 (code mode).",

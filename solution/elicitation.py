@@ -122,9 +122,11 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
         raise Unsupported(f"field {name!r} is of type {kind!r}, which a form cannot ask for")
     # Each text on its own: joined, the end of one and the start of the next read as one
     # phrase (a field "api" titled "Key features" is no API key). The name with SECRET_NAME,
-    # where "pin" alone counts; the other texts with SECRET_WORDS, where it does not.
+    # where "pin" alone counts; the other texts with SECRET_WORDS, where it does not. The
+    # format as the server wrote it, whatever the kind: a number's "pin code" asks for one too.
+    fmt = schema["format"] if isinstance(schema.get("format"), str) else ""
     made.secret = bool(SECRET_NAME.search(name)) or \
-        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))
+        any(SECRET_WORDS.search(text) for text in (made.title, made.description, fmt))
     return made
     # <<< extension E7
 

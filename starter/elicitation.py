@@ -99,7 +99,8 @@ def field_from_schema(name: str, schema: Any, required: bool) -> FormField:
     # title as text (the property's name when it has none). Anything else: raise
     # Unsupported with the reason (labs/GUIDE.md 11.7). Flag it secret when
     # SECRET_NAME matches the name or SECRET_WORDS matches its title, description
-    # or format, each text on its own, as the patterns are given.
+    # or the schema's format (whatever the kind), each text on its own, as the
+    # patterns are given. Read the schema; never write into it.
     # The clauses the checks hold it to: labs/GUIDE.md section 11.7.
     raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
     # <<< extension E7

@@ -4,6 +4,7 @@ property of a server's requested schema as a form field (`field_from_schema`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any, Dict, List
@@ -35,54 +36,115 @@ def ending(package: Target, case: Dict[str, Any]) -> Told:
     if not isinstance(out, dict):
         return Told(f"returned {out!r:.80}, not a tool result")
     text = " ".join(str(b.get("text", "")) for b in out.get("content") or [] if isinstance(b, dict))
+    shown = package.module("untrusted").shown  # the lab's, outside the region: how a word looks shown
     facts = ["isError true" if out.get("isError") is True else "no isError true"]
-    error = case.get("error")
-    if case["status"] == "failed" and isinstance(error, dict):
-        if isinstance(error.get("code"), int):
-            facts.append(("naming" if str(error["code"]) in text else "not naming") + " the error's code")
-        if isinstance(error.get("message"), str) and error["message"]:
-            facts.append(("naming" if error["message"] in text else "not naming") + " its message")
-    elif case.get("message"):
-        facts.append(("naming" if case["message"] in text else "not naming") + " the statusMessage")
+    facts += named(case, text, shown)
     if case["status"] == "cancelled":
         facts.append("saying it was cancelled" if "cancel" in text.lower() else "not saying it was cancelled")
     if case["status"] == "failed":
         facts.append("saying it failed" if "fail" in text.lower() else "not saying it failed")
     # A server's words are cut and shown, never taken whole (tasks.py: ID_CHARS, REASON_CHARS).
     facts.append(f"{'within' if len(text) <= TEXT_BOUND else 'past'} {TEXT_BOUND} characters")
+    facts += [f"the {word} shown past its {limit} characters" for word, limit in overgrown(case, text, shown)]
     facts.append("control characters shown, not sent" if not CONTROL.search(text) else "a raw control character in it")
     return Told("returned an error result with " + ", ".join(facts))
 
 
-TEXT_BOUND = 500  # the most an error result's words run to when every text a server sent was cut
+def named(case: Dict[str, Any], text: str, shown: Any) -> List[str]:
+    """Which of the server's words a failed or cancelled task's text names. A word is
+    named when the start of it, shown, is in the text: a long one is cut, wherever the
+    cut falls (the code and message cut as one text or each on its own)."""
+    def shows(word: str) -> bool:
+        return str(shown(word))[:START] in text
+
+    def said(word: str, what: str) -> str:
+        return ("naming " if shows(word) else "not naming ") + what
+
+    error, facts = case.get("error"), []
+    if case["status"] == "failed" and isinstance(error, dict):
+        code = error.get("code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            facts.append(said(str(code), "the error's code"))
+        elif code is not None and shows(str(code)):  # true, 1.5, "E401": no code to name
+            facts.append("naming a code that is no integer")
+        # A code too long to be one may fill the cut and leave the message out (one text cut at
+        # REASON_CHARS does): the message is judged beside a code of ordinary size only.
+        ordinary = not isinstance(code, int) or isinstance(code, bool) or len(str(code)) <= START
+        if isinstance(error.get("message"), str) and error["message"] and ordinary:
+            facts.append(said(error["message"], "its message"))
+    elif case.get("message"):
+        facts.append(said(case["message"], "the statusMessage"))
+    return facts
+
+
+def overgrown(case: Dict[str, Any], text: str, shown: Any) -> List[Any]:
+    """Each word made of one control character (FLOODS) that the text shows more of
+    than its cut allows: cut before shown(), each character grows to 4 or 6."""
+    error: Dict[str, Any] = case["error"] if isinstance(case.get("error"), dict) else {}
+    words = {"task id": case["task"], "statusMessage": case.get("message"),
+             "error's code": error.get("code"), "error's message": error.get("message")}
+    found = []
+    for word, (char, limit) in FLOODS.items():
+        value = words[word]
+        if isinstance(value, str) and value and value == char * len(value):
+            if text.count(shown(char)) * len(shown(char)) > limit:
+                found.append((word, limit))
+    return found
+
+
+ID_CHARS, REASON_CHARS = 40, 300  # tasks.py's cuts: a task id; a code, a message
+START = 40  # a named word's start, shown, that any cut of it keeps
+TEXT_BOUND = 800  # the most an error result's words run to: an id, a code and a message each cut, and ours
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 LONG = "Disk full \x1b]52;c;cGF3bmVk\x07 " * 40  # 1,200 characters, an escape sequence in each line
 # A task id is the server's word too: of any length, with what a terminal obeys (OSC 52 writes the clipboard).
 LONG_ID = "t-\x1b]52;c;cGF3bmVk\x07" + "x" * 2000
+# Each word of the server's as one control character, 300 times: a different one for each word, and
+# one no other drawn text holds, so the text shows how much of each it kept (shown, a C1 control is 4
+# characters, a right-to-left override 6: cut before shown(), 300 of them are 1,200 or more).
+FLOODS = {"task id": ("\u202e", ID_CHARS), "error's code": ("\x9b", REASON_CHARS),
+          "error's message": ("\x9d", REASON_CHARS), "statusMessage": ("\x90", REASON_CHARS)}
+FLOOD_ID, FLOOD_CODE, FLOOD_MESSAGE, FLOOD_STATUS = (char * 300 for char, _ in FLOODS.values())
 # An error's code as a server may send it: past a float, a string that carries an escape, no number.
-ODD_CODES = [10 ** 600, "-32603\x1b]52;c;cGF3bmVk\x07", "E" * 600, 1.5, True, None]
+ODD_CODES = [10 ** 600, "-32603\x1b]52;c;cGF3bmVk\x07", "E" * 600, 1.5, True, None, FLOOD_CODE]
+# What an error's data may hold beside the code and message: a long one must not push them out.
+LONG_DATA = ["see the log " * 40, {"trace": ["at export (line 1)"] * 30}]
+
+
+def said_briefly(value: Any) -> Any:
+    """A case's value as shown: a long text by its size and start."""
+    if isinstance(value, str) and len(value) > 40:
+        return f"<a {len(value):,}-character text {value[:12]!r}…>"
+    if isinstance(value, dict):
+        return {k: said_briefly(v) for k, v in value.items()}
+    return value
 
 
 def show_task(case: Dict[str, Any]) -> str:
-    shown = {k: v for k, v in case.items() if k != "task"}
+    shown = {k: said_briefly(v) for k, v in case.items() if k != "task"}
     task_id = case["task"]
-    named = f"task id {task_id!r}" if len(task_id) <= 40 else f"a {len(task_id):,}-character task id {task_id[:24]!r}…"
-    return brief(f"a task snapshot ({named}) {shown!r}")[:240]
+    which = f"task id {task_id!r}" if len(task_id) <= 40 else f"a {len(task_id):,}-character task id {task_id[:24]!r}…"
+    return brief(f"a task snapshot ({which}) {shown!r}")[:300]
 
 
 def snapshots(st: Any, statuses: List[str]) -> Any:
-    words = st.one_of(st.text(PLAIN, max_size=24), st.text(PLAIN, max_size=24),
-                      st.sampled_from([LONG, "stopped \x1b[2J\r by the operator"]))
+    def words(flood: str) -> Any:
+        return st.one_of(st.text(PLAIN, max_size=24), st.text(PLAIN, max_size=24),
+                         st.sampled_from([LONG, "stopped \x1b[2J\r by the operator", flood]))
+
     code = st.one_of(st.integers(-33000, 40000), st.integers(-33000, 40000), st.sampled_from(ODD_CODES))
-    error = st.one_of(st.none(), st.fixed_dictionaries({"code": code, "message": words}),
+    data = st.one_of(json_values(st), st.sampled_from(LONG_DATA))
+    error = st.one_of(st.none(), st.fixed_dictionaries({"code": code, "message": words(FLOOD_MESSAGE)},
+                                                       optional={"data": data}),
                       st.sampled_from(["disk full", 42, [], True]))  # no error object at all
     result = st.one_of(st.fixed_dictionaries({"content": st.just([{"type": "text", "text": "done"}])},
                                              optional={"isError": st.booleans(),
                                                        "structuredContent": json_values(st)}),
                        st.just({}))
-    task_id = st.one_of(st.just("t-1"), st.text(max_size=12), st.sampled_from([LONG_ID, "t-\x1b[2J", "t" * 300]))
+    task_id = st.one_of(st.just("t-1"), st.text(max_size=12),
+                        st.sampled_from([LONG_ID, "t-\x1b[2J", "t" * 300, FLOOD_ID]))
     return st.fixed_dictionaries({"task": task_id, "status": st.sampled_from(statuses),
-                                  "message": words, "result": result, "error": error})
+                                  "message": words(FLOOD_STATUS), "result": result, "error": error})
 
 
 def task(status: str, **fields: Any) -> Dict[str, Any]:
@@ -93,12 +155,19 @@ def task(status: str, **fields: Any) -> Dict[str, Any]:
 
 
 def field_of(package: Target, case: Dict[str, Any]) -> Any:
+    """The field made, or Told that the server's schema was changed in reading it (the
+    client keeps that schema, and checks the person's answer against it)."""
+    given = json.dumps(case["schema"], sort_keys=True)
     made = package.elicitation.field_from_schema(case["name"], case["schema"], case["required"])
+    if json.dumps(case["schema"], sort_keys=True) != given:
+        return Told("changed the server's schema in reading it (the answer is checked against that schema)")
     return made
 
 
 def kind(package: Target, case: Dict[str, Any]) -> Told:
     made = field_of(package, case)
+    if isinstance(made, Told):
+        return made
     options = [[value, str(label)] for value, label in (getattr(made, "options", None) or [])]
     return Told(f"made a {getattr(made, 'kind', '?')!r} field with options {options}, format "
                 f"{getattr(made, 'format', '')!r}, bounds {getattr(made, 'minimum', None)!r} to "
@@ -115,6 +184,8 @@ def as_text(given: Any, made: Any) -> Any:
 
 def labels(package: Target, case: Dict[str, Any]) -> Told:
     made = field_of(package, case)
+    if isinstance(made, Told):
+        return made
     schema = case["schema"] if isinstance(case["schema"], dict) else {}
     title = as_text(schema.get("title"), getattr(made, "title", None))
     description = as_text(schema.get("description"), getattr(made, "description", None))
@@ -123,16 +194,18 @@ def labels(package: Target, case: Dict[str, Any]) -> Told:
 
 def refused(package: Target, case: Dict[str, Any]) -> Told:
     try:
-        field_of(package, case)
+        made = field_of(package, case)
     except Exception as exc:
         if type(exc).__name__ == "Unsupported":
             return Told("refused it (Unsupported)")
         raise
-    return Told("made a field of it")
+    return made if isinstance(made, Told) else Told("made a field of it")
 
 
 def secret(package: Target, case: Dict[str, Any]) -> Told:
     made = field_of(package, case)
+    if isinstance(made, Told):
+        return made
     return Told("flagged it as asking for a secret" if getattr(made, "secret", None) is True
                 else "did not flag it as a secret")
 
@@ -157,14 +230,21 @@ def with_text(schema: Any, title: Any, description: Any) -> Any:
 
 
 def simple_schemas(st: Any) -> Any:
-    number = st.one_of(st.integers(-5, 500), st.floats(-10, 10, allow_nan=False))
-    bounds = {"minimum": number, "maximum": number}
     lengths = {"minLength": st.integers(0, 50), "maxLength": st.integers(0, 500)}
-    values = st.lists(st.text(PLAIN, min_size=1, max_size=6), min_size=1, max_size=4, unique=True)
     return st.one_of(
         st.fixed_dictionaries({"type": st.just("string")}, optional={
             "format": st.sampled_from(["email", "uri", "date", "date-time"]), **lengths,
             "default": st.text(PLAIN, max_size=5)}),
+        other_schemas(st))
+
+
+def other_schemas(st: Any) -> Any:
+    """The kinds that are not text: a format on one of them is no text format (nothing
+    refuses it), but it is still one of the field's texts."""
+    number = st.one_of(st.integers(-5, 500), st.floats(-10, 10, allow_nan=False))
+    bounds = {"minimum": number, "maximum": number}
+    values = st.lists(st.text(PLAIN, min_size=1, max_size=6), min_size=1, max_size=4, unique=True)
+    return st.one_of(
         st.fixed_dictionaries({"type": st.sampled_from(["number", "integer"])},
                               optional={**bounds, "default": number}),
         st.fixed_dictionaries({"type": st.just("boolean")}, optional={"default": st.booleans()}),
@@ -197,6 +277,22 @@ def odd_schemas(st: Any) -> Any:
         st.builds(lambda t: {"type": t}, json_values(st)))
 
 
+def formatted(st: Any) -> Any:
+    """A field of a kind other than text with a format the server chose: searched too."""
+    return st.builds(lambda schema, fmt: {**schema, "format": fmt}, other_schemas(st),
+                     st.sampled_from([*SECRET_NAMES, "pin code", "int32", "currency"]))
+
+
+# Texts that make a secret phrase only when the end of one runs into the start of the next.
+HALVES = (("Public API", "key count"), ("the private", "key ring size"))
+
+
+def run_together(first: str, then: str, halves: Any) -> Dict[str, Any]:
+    """A number field (any format is one of its texts) whose text `first` ends as
+    a phrase begins, and whose text `then` ends it: no secret, read each on its own."""
+    return field("count", {"type": "number", first: halves[0], then: halves[1]})
+
+
 SECRET_NAMES = ["password", "api_key", "apiKey", "token", "pin", "PIN", "pin code", "pinned", "pine",
                 "client secret", "ssn", "cvv", "passphrase", "name", "email", "note", "keyboard",
                 "api", "private", "Key features", "code"]  # the last four: a secret only when run together
@@ -219,10 +315,14 @@ CONTRACTS = (
                inputs=lambda st: snapshots(st, ["completed"]), count=40, raises=("ProtocolViolation",)),
         Clause("E6.2", "must return an error result (isError true) for a failed task that says it failed "
                        "and names the server's error code and message (whatever the error's data holds, and "
-                       "whichever member is missing; a code that is no integer is none), or its statusMessage "
-                       "when the server sent no error object (an error that is not an object is none: no code "
-                       "to name); every word of the server's that it puts in the result (the task id, a code, a "
-                       "message) cut and its control characters shown, as the module's shown() does",
+                       "whichever member is missing; a code that is no integer is none; the two cut as one text "
+                       "or each on its own, so a code too long to be one may leave no room for the message), or "
+                       "its statusMessage when the server sent no error object (an error that is not an object is "
+                       "none: no code to name; beside an error object, naming the statusMessage too is allowed); "
+                       "every word of the server's that it puts in the result cut and its control characters "
+                       "shown by the module's shown(text, limit), the cut made by shown() itself, never before it "
+                       "(shown, a control character grows to 4 or 6 characters): the task id to ID_CHARS, a code "
+                       "or a message to REASON_CHARS",
                "MCP tasks: a failed task carries the JSON-RPC error; one that is not an object the lab reads "
                "as none (lab rule)", ending, show_task,
                edges=(task("failed", error={"code": -32603, "message": "disk full"}),
@@ -237,16 +337,32 @@ CONTRACTS = (
                                             "data": {"message": "retry later"}}),
                       task("failed", task=LONG_ID, error={"code": -32603, "message": "disk full"}),
                       task("failed", error={"code": ODD_CODES[1], "message": "disk full"}),
-                      task("failed", error={"code": ODD_CODES[0], "message": "disk full"})),
+                      task("failed", error={"code": ODD_CODES[0], "message": "disk full"}),
+                      task("failed", error={"code": True, "message": "disk full"}),  # a bool is no code
+                      # what data holds must not push the code and message out of the cut
+                      *(task("failed", error={"code": -32603, "message": "disk full", "data": data})
+                        for data in LONG_DATA),
+                      # each word made of a control character: cut by shown(), not before it
+                      task("failed", error={"code": -32603, "message": FLOOD_MESSAGE}),
+                      task("failed", message=FLOOD_STATUS),
+                      task("failed", task=FLOOD_ID, error={"code": -32603, "message": "disk full"}),
+                      task("failed", task=FLOOD_ID, message=FLOOD_STATUS),
+                      task("failed", error={"code": FLOOD_CODE, "message": "disk full"}),
+                      task("failed", task=FLOOD_ID, message=FLOOD_STATUS,
+                           error={"code": -32603, "message": FLOOD_MESSAGE}),
+                      # an error object without a message: its code is named, the statusMessage allowed beside it
+                      task("failed", error={"code": -32603}, message="ran out of disk")),
                inputs=lambda st: snapshots(st, ["failed"]), count=40),
         Clause("E6.3", "must return an error result (isError true) for a cancelled task that says it was "
-                       "cancelled, with the statusMessage (cut and shown, as for a failed one), whoever "
-                       "cancelled it",
+                       "cancelled, with the statusMessage, whoever cancelled it (the statusMessage, and the task id "
+                       "if it is named, cut by shown() as for a failed one)",
                "MCP tasks: cancelled is a terminal status, and a server may cancel on its own",
                ending, show_task, edges=(task("cancelled", message="stopped by an operator"), task("cancelled"),
                                          task("cancelled", message="cancelled by the server"),
                                          task("cancelled", message=LONG),
-                                         task("cancelled", task=LONG_ID, message="stopped by an operator")),
+                                         task("cancelled", task=LONG_ID, message="stopped by an operator"),
+                                         task("cancelled", message=FLOOD_STATUS),
+                                         task("cancelled", task=FLOOD_ID, message=FLOOD_STATUS)),
                inputs=lambda st: snapshots(st, ["cancelled"]), count=30),
         Clause("E6.4", "must return None (keep waiting) while the task is working or input_required, "
                        "whatever else the snapshot carries",
@@ -259,7 +375,8 @@ CONTRACTS = (
         Clause("E7.1", "must make the field's kind from the schema (text, number, integer, boolean, a "
                        "choice from enum or oneOf const, choices from an array of them) and keep its "
                        "format, bounds (minimum/maximum, or minLength/maxLength for text: numbers only, a "
-                       "bound of another type is none), default and whether it is required",
+                       "bound of another type is none), default and whether it is required, and leave the server's "
+                       "schema as it came (the client keeps it, and checks the answer against it)",
                "MCP elicitation, form mode: the restricted schema kinds", kind, show_field,
                edges=(field("priority", {"type": "string", "enum": ["low", "high"]}, True),
                       field("note", {"type": "string", "maxLength": 200}),
@@ -300,8 +417,9 @@ CONTRACTS = (
                       field("x", "string"), field("x", {"type": ["string", "null"]})),
                inputs=lambda st: field_cases(st, odd_schemas(st)), count=120),
         Clause("E7.4", "must flag a field whose name, title, description or format asks for a password, "
-                       "token, key, PIN or other secret, and no other: each text on its own (the end of one "
-                       "and the start of the next are no phrase), the name as SECRET_NAME reads it (\"pin\" "
+                       "token, key, PIN or other secret, and no other: the schema's format whatever the field's "
+                       "kind (a number's or a choice's too), each text on its own (the end of one and the start "
+                       "of the next, in any order, are no phrase), the name as SECRET_NAME reads it (\"pin\" "
                        "alone is a PIN there) and the others as SECRET_WORDS does (\"pin the version\" is none)",
                "MCP elicitation: form mode must not be used to ask for secrets; which words ask for one is "
                "a lab rule", secret, show_field,
@@ -317,8 +435,19 @@ CONTRACTS = (
                       field("network", {"type": "string", "oneOf": [{"const": "tr", "title": "token ring"}]}),
                       field("pin", {"type": "string"}), field("note", {"type": "string", "title": "Pin code"}),
                       field("note", {"type": "string", "description": "Your PIN"}),
-                      field("note", {"type": "string", "title": "pin"})),
-               inputs=lambda st: field_cases(st, simple_schemas(st), st.sampled_from(SECRET_NAMES),
+                      field("note", {"type": "string", "title": "pin"}),
+                      # each text on its own: every pair of them, in either order, run together makes one
+                      field("note", {"type": "string", "title": "Your API", "description": "key features, listed"}),
+                      *(run_together(first, then, HALVES[n % 2]) for n, (first, then) in enumerate(
+                          itertools.permutations(("title", "description", "format"), 2))),
+                      # the format is searched whatever the kind: nothing else refuses it there
+                      field("count", {"type": "number", "format": "pin code"}),
+                      field("level", {"type": "string", "enum": ["a", "b"], "format": "password"}),
+                      field("ok", {"type": "boolean", "format": "token"}),
+                      field("tags", {"type": "array", "items": {"type": "string", "enum": ["a"]}, "format": "API key"}),
+                      field("count", {"type": "integer", "format": "int32"})),
+               inputs=lambda st: field_cases(st, st.one_of(simple_schemas(st), formatted(st)),
+                                             st.sampled_from(SECRET_NAMES),
                                              st.one_of(titles(st), st.sampled_from(SECRET_NAMES))), count=100),
     )),
 )

@@ -114,8 +114,10 @@ return None
 # cancelled. Return the tool result it stands for (state.result when completed;
 # an error_result saying why when failed or cancelled) and None while it is
 # still working or waiting for input (labs/GUIDE.md 11.6). Every word of the
-# server's you put in a result (an id, a code, a message) goes through
-# shown(text, REASON_CHARS): it may be any length and hold escape codes.
+# server's you put in a result may be any length and hold escape codes: pass
+# it to shown(text, limit), which cuts what it shows (never cut before it: an
+# escape grows when shown), with ID_CHARS for the task id and REASON_CHARS for
+# a code, a message or a statusMessage.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.6.
 raise NotImplementedError("extension E6: decide when a task has finished (labs/GUIDE.md 11.6)")
 """,
@@ -127,7 +129,8 @@ raise NotImplementedError("extension E6: decide when a task has finished (labs/G
 # title as text (the property's name when it has none). Anything else: raise
 # Unsupported with the reason (labs/GUIDE.md 11.7). Flag it secret when
 # SECRET_NAME matches the name or SECRET_WORDS matches its title, description
-# or format, each text on its own, as the patterns are given.
+# or the schema's format (whatever the kind), each text on its own, as the
+# patterns are given. Read the schema; never write into it.
 # The clauses the checks hold it to: labs/GUIDE.md section 11.7.
 raise Unsupported(f"extension E7 is not done yet: field {name!r} cannot be shown")
 """,

@@ -6,6 +6,7 @@ answer is red for the clause it breaks, with an input that shows it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 import time
@@ -61,6 +62,22 @@ def test_the_starters_todo_sends_the_learner_to_the_section_holding_the_clauses(
     text = (ROOT / "starter" / file).read_text(encoding="utf-8")
     body = extension_regions(text)[region] if region.startswith("E") else regions(text)[int(region)]
     assert f"The clauses the checks hold it to: labs/GUIDE.md section {section.rstrip('.')}." in body
+
+
+CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")  # ID_CHARS, SECRET_NAME: a module's own
+
+
+@pytest.mark.shipped_starter
+@pytest.mark.parametrize("region", JUDGED)
+def test_each_constant_a_clause_holds_the_code_to_is_named_by_the_regions_todo_and_hint(region: str) -> None:
+    # A TODO that names one limit where the clause holds another leads a learner who follows it to red.
+    named = {name for clause in contracts()[region].clauses for name in CONSTANT.findall(clause.duty)}
+    file = EXTENSIONS[region].file if region.startswith("E") else EXERCISES[int(region)].file
+    text = (ROOT / "starter" / file).read_text(encoding="utf-8")
+    todo = extension_regions(text)[region] if region.startswith("E") else regions(text)[int(region)]
+    item = region if region.startswith("E") else str(EXERCISES[int(region)].items[-1])
+    assert {name for name in named if name not in todo} == set(), region
+    assert {name for name in named if name not in HINTS[item][-1]} == set(), region
 
 
 @pytest.mark.parametrize("region", JUDGED)

@@ -40,6 +40,22 @@ RIGHT_ANSWERS: List[RightAnswer] = [
                 "    made = FormField(name, \"\", str(schema.get(\"title\") or name), str(schema.get(\"description\") or \"\"),\n",
                 "    text = schema.get(\"description\")\n"
                 "    made = FormField(name, \"\", str(schema.get(\"title\") or name), text if isinstance(text, str) else \"\",\n"),
+    # Round 6: the server's words in a failed task's text, as the clause allows them.
+    RightAnswer("the code and the message each cut on its own (a 601-digit code leaves the message named)", "E6",
+                "        why = f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\")\n"
+                "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
+                "        why = f\"error {shown(error.code, REASON_CHARS)}: {shown(error.message, REASON_CHARS)}\" if error \\\n"
+                "            else shown(state.message or \"no reason given\", REASON_CHARS)\n"
+                "        return error_result(f\"The task failed on the server ({why}).\")\n"),
+    RightAnswer("the task id named, through shown(text, ID_CHARS) as the TODO says", "E6",
+                "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
+                "        return error_result(f\"Task {shown(state.task_id, ID_CHARS)} failed on the server \"\n"
+                "                            f\"({shown(why, REASON_CHARS)}).\")\n"),
+    RightAnswer("an error object without a message named with its statusMessage beside the code", "E6",
+                "        why = f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\")\n",
+                "        said = state.error.get(\"message\") if error and isinstance(state.error.get(\"message\"), str) \\\n"
+                "            else state.message\n"
+                "        why = f\"error {error.code}: {said}\" if error else (state.message or \"no reason given\")\n"),
 ]
 
 

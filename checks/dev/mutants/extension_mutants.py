@@ -21,6 +21,15 @@ RELIST = '''        if self._task_group is not None and alias in self.connection
             self._task_group.start_soon(self._relist, alias)
 '''
 
+WHY = "        why = f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\")\n"
+FAILED_RETURN = "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n"
+FAILED_AND_CANCELLED = FAILED_RETURN + CANCELLED + \
+    "        return error_result(f\"The task was cancelled on the server ({shown(said, REASON_CHARS)}).\")\n"
+
+SECRET_SEARCH = """    made.secret = bool(SECRET_NAME.search(name)) or \\
+        any(SECRET_WORDS.search(text) for text in (made.title, made.description, fmt))
+"""
+
 
 EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     # -- E1: consent ------------------------------------------------------------------
@@ -114,6 +123,28 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "McpError.from_reply(state.error) if isinstance(state.error, dict) else None",
                   "McpError.from_reply(state.error) if state.error is not None else None", "E6",
                   ("clause E6.2", "not naming the statusMessage")),
+    # Round 6 of the blind review: the server's words, each cut by shown() to its own limit.
+    LearnerMutant("the error's data put ahead of the code and message: a long one pushes them out", "E6",
+                  WHY, "        why = (f\"{error.data} \" if error and error.data is not None else \"\") + \\\n"
+                       "            (f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\"))\n",
+                  "E6", ("clause E6.2", "not naming the error's code", "see the log")),
+    LearnerMutant("every word cut before shown(): its escapes grow past the cut", "E6", FAILED_AND_CANCELLED,
+                  FAILED_AND_CANCELLED.replace("shown(why, REASON_CHARS)", "shown(why[:REASON_CHARS])")
+                  .replace("shown(said, REASON_CHARS)", "shown(said[:REASON_CHARS])"),
+                  "E6", ("clause E6.2", "the error's message shown past its 300 characters")),
+    LearnerMutant("a failed task's statusMessage cut before shown()", "E6", FAILED_RETURN,
+                  "        if not error:\n            return error_result(f\"The task failed on the server "
+                  "({shown((state.message or 'no reason given')[:REASON_CHARS])}).\")\n" + FAILED_RETURN,
+                  "E6", ("clause E6.2", "the statusMessage shown past its 300 characters")),
+    LearnerMutant("a cancelled task's statusMessage cut before shown()", "E6",
+                  "shown(said, REASON_CHARS)", "shown(said[:REASON_CHARS])",
+                  "E6", ("clause E6.3", "the statusMessage shown past its 300 characters")),
+    LearnerMutant("the task id cut to ID_CHARS before shown()", "E6", FAILED_RETURN,
+                  FAILED_RETURN.replace("The task failed", "Task {shown(state.task_id[:ID_CHARS])} failed"),
+                  "E6", ("clause E6.2", "the task id shown past its 40 characters")),
+    LearnerMutant("the task id cut at REASON_CHARS, not ID_CHARS", "E6", FAILED_RETURN,
+                  FAILED_RETURN.replace("The task failed", "Task {shown(state.task_id, REASON_CHARS)} failed"),
+                  "E6", ("clause E6.2", "the task id shown past its 40 characters")),
     # -- E7: elicitation --------------------------------------------------------------------------
     LearnerMutant("every field a text field", "E7", '    kind = schema.get("type")\n',
                   '    return FormField(name, "text", str(name), "", required)\n', "E7",
@@ -129,9 +160,24 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   ("title '' (want 'ratio')",)),
     LearnerMutant("the texts joined before the search: 'api' and 'Key features' make an API key", "E7",
                   "    made.secret = bool(SECRET_NAME.search(name)) or \\\n"
-                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, fmt))\n",
                   "    made.secret = bool(SECRET_WORDS.search(\" \".join((name, made.title, made.description, made.format))))\n",
                   "E7", ("clause E7.4", "'api'")),
+    LearnerMutant("title, description and format searched as one text", "E7", SECRET_SEARCH,
+                  "    texts = [t for t in (schema.get(\"title\"), schema.get(\"description\"), fmt) if isinstance(t, str)]\n"
+                  "    made.secret = bool(SECRET_NAME.search(name) or SECRET_WORDS.search(\" \".join(texts)))\n",
+                  "E7", ("clause E7.4", "'Your API'")),
+    LearnerMutant("the description and format searched as one text", "E7", SECRET_SEARCH,
+                  "    made.secret = bool(SECRET_NAME.search(name) or SECRET_WORDS.search(made.title)) or \\\n"
+                  "        bool(SECRET_WORDS.search(f\"{made.description} {fmt}\"))\n",
+                  "E7", ("clause E7.4", "'the private'")),
+    LearnerMutant("the format searched only as a text field keeps it: a number's 'pin code' no secret", "E7",
+                  "for text in (made.title, made.description, fmt))", "for text in (made.title, made.description, made.format))",
+                  "E7", ("clause E7.4", "'format': 'pin code'")),
+    LearnerMutant("a missing title written into the server's schema", "E7",
+                  "    if kind == \"array\":  # a multiple choice: an array of enum values\n",
+                  "    schema.setdefault(\"title\", made.title)\n    if kind == \"array\":  # a multiple choice: an array of enum values\n",
+                  "E7", ("clause E7.1", "changed the server's schema")),
     # -- E8: code mode --------------------------------------------------------------------------------
     LearnerMutant("enums typed as plain strings", "E8",
                   "    return f\"Literal[{', '.join(shown_values)}]\" if shown_values else None\n",
@@ -218,10 +264,10 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
     LearnerMutant("the server's words put in the result whole", "E6",
                   "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
                   "        return error_result(f\"The task failed on the server ({why}).\")\n", "E6",
-                  ("clause E6.2", "past 500 characters")),
+                  ("clause E6.2", "past 800 characters")),
     LearnerMutant("SECRET_NAME, where 'pin' alone counts, searched in every text, not only the name", "E7",
-                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
-                  "        any(SECRET_NAME.search(text) for text in (made.title, made.description, made.format))\n",
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, fmt))\n",
+                  "        any(SECRET_NAME.search(text) for text in (made.title, made.description, fmt))\n",
                   "E7", ("clause E7.4", "pin the version")),
     LearnerMutant("a byte order mark dropped from every line", "E9",
                   "        if line == \"\":  # a blank line ends the event\n",
@@ -338,14 +384,14 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "    made.secret = bool(SECRET_WORDS.search(name)) or \\\n", "E7", ("clause E7.4", "the property 'pin'")),
     LearnerMutant("one pattern on all four texts, a bare 'pin' match skipped: 'Pin code' no secret", "E7",
                   "    made.secret = bool(SECRET_NAME.search(name)) or \\\n"
-                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, made.format))\n",
+                  "        any(SECRET_WORDS.search(text) for text in (made.title, made.description, fmt))\n",
                   "    found = [re.search(r\"pin\\b\", t, re.I) or SECRET_WORDS.search(t) for t in (name, made.title, made.description, made.format)]\n"
                   "    made.secret = any(m is not None and m.group(0).lower() != \"pin\" for m in found)\n",
                   "E7", ("clause E7.4",)),
     LearnerMutant("the task id in a failed task's text, as it came", "E6",
                   "        return error_result(f\"The task failed on the server ({shown(why, REASON_CHARS)}).\")\n",
                   "        return error_result(f\"Task {state.task_id} failed on the server ({shown(why, REASON_CHARS)}).\")\n",
-                  "E6", ("clause E6.2", "2,018-character task id", "past 500 characters, a raw control character")),
+                  "E6", ("clause E6.2", "2,018-character task id", "past 800 characters, a raw control character")),
     LearnerMutant("the error's code put in the text as the server sent it", "E6",
                   "        why = f\"error {error.code}: {error.message}\" if error else (state.message or \"no reason given\")\n",
                   "        code = state.error.get(\"code\") if error else None\n"

@@ -8,6 +8,7 @@ thread waits with a deadline and reports what happened.
 
 from __future__ import annotations
 
+import contextvars
 import math
 import sys
 import threading
@@ -32,6 +33,10 @@ from checks.trace import trace_lines, wire_events, wire_row
 ITEM_LIMIT = 20.0  # seconds an item may take: the slowest needs about one; only a wrong path waits longer
 FLOOR = 1.0  # the least --limit an item is judged under: below it a busy machine could fail right code
 BLOCKED_GRACE = 2.0  # more seconds before the event loop is declared blocked
+# The threads an item's clauses run their own event loops on (checks.contracts.ownloop):
+# where its time ran out, one of them may be inside a blocking call of the learner's.
+OWN_LOOP_THREADS: "contextvars.ContextVar[Optional[List[threading.Thread]]]" = \
+    contextvars.ContextVar("own_loop_threads", default=None)
 TICK = 0.1  # how often a running item's progress may be shown
 PARALLEL = 3  # items judged at once: most of an item's time is spent waiting on servers
 
@@ -272,6 +277,11 @@ def judge(item: Item, target: Target, outcome: "Dict[str, Any]") -> Verdict:
             return verdict("fail", f"did not finish in {limit:g} s: a loop that never ends: it sent the same "
                                    f"{looping.method} request to '{looping.server}' {looping.times:,} times, "
                                    f"and each was answered{where_it_was}")
+        blocked = outcome.get("own_loops_at") or []
+        if blocked:
+            return verdict("fail", f"did not finish in {limit:g} s: something blocks the event loop again and "
+                                   "again (a blocking call such as time.sleep, or a loop that never awaits: each "
+                                   "input of a clause waits on it)\n  at " + blocked[0])
         return verdict("fail", f"did not finish in {limit:g} s: something waits without a timeout{where_it_was}")
     frame = learner_frame(exc, target, item.where_file)
     text = f"{type(exc).__name__}: {exc}"
@@ -308,7 +318,10 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
             outcome["beat"] = time.perf_counter()
             await anyio.sleep(TICK)
 
+    own_loops: List[threading.Thread] = []
+
     async def body() -> None:
+        OWN_LOOP_THREADS.set(own_loops)
         if limit < item.floor:
             raise CannotJudgeHere(f"--limit {limit:g} s is less than this item needs on a correct client "
                                   f"on a busy machine ({item.floor:g} s{f': {item.waits}' if item.waits else ''}); "
@@ -349,6 +362,9 @@ def run_item(item: Item, target: Target, limit: float = ITEM_LIMIT, on_tick: Opt
         outcome["at"] = blocked_at(thread, target)
     else:
         outcome["survivors"] = lab.survivors()
+        # Where a clause's own loop is now: still inside the learner's code, after the
+        # item's time ran out, it is blocked there (time.sleep, a loop that never awaits).
+        outcome["own_loops_at"] = [at for at in (blocked_at(t, target) for t in own_loops if t.is_alive()) if at]
     lab.kill_survivors()
     verdict = judge(item, target, outcome)
     if with_wire:

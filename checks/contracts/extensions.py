@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import anyio
 
@@ -176,6 +176,16 @@ def reports(st: Any) -> Any:
 
 
 def ranked(package: Target, case: Dict[str, Any]) -> Any:
+    """The names rank returned, or that it changed the list it was given (E4.2's duty)."""
+    found, changed = ranking(package, case)
+    if changed:  # the caller's catalogue, searched again next time
+        return Told("changed the list of entries it was given (sorted or cut it in place): the next search "
+                    "would start from this one's order")
+    return found
+
+
+def ranking(package: Target, case: Dict[str, Any]) -> Tuple[List[Any], bool]:
+    """What rank returned, by name, and whether it changed the list it was given."""
     # "annotations title": the older place for a display name (ToolEntry.title falls back to it): not the title.
     entries = [entry(package, {"name": t["name"], "inputSchema": {"type": "object"},
                                **{k: t[k] for k in ("title", "description") if t[k] != ABSENT},
@@ -183,15 +193,12 @@ def ranked(package: Target, case: Dict[str, Any]) -> Any:
                for t in case["tools"]]
     given = list(entries)
     found = package.meta_tools.rank(case["query"], entries, case["limit"])
-    if [id(e) for e in entries] != [id(e) for e in given]:  # the caller's catalogue, searched again next time
-        return Told("changed the list of entries it was given (sorted or cut it in place): the next search "
-                    "would start from this one's order")
-    return [getattr(e, "original_name", e) for e in found]
+    return [getattr(e, "original_name", e) for e in found], [id(e) for e in entries] != [id(e) for e in given]
 
 
 def ranked_set(package: Target, case: Dict[str, Any]) -> Told:
-    found = ranked(package, case)
-    return found if isinstance(found, Told) else Told(f"returned {sorted(map(str, found))}")
+    found, _ = ranking(package, case)  # a list changed in place is E4.2's to say
+    return Told(f"returned {sorted(map(str, found))}")
 
 
 def show_rank(case: Dict[str, Any]) -> str:

@@ -63,10 +63,13 @@ LONG_URI = "note://n-1/" + "\x1b]52;c;cGF3bmVk\x07" + "x" * 3000
 
 def show_offers(case: Dict[str, Any]) -> str:
     offered = "; ".join(f"{alias} offered {list(uris)!r:.80}" for alias, uris in case["offers"]) or "nothing offered"
-    named = f" from server {case['server']!r}" if "server" in case else ""
+    named = f" from server {case['server']!r:.80}" if "server" in case else ""
     before = (f", after it read it from {case['asked before'][1]!r}" if "asked before" in case else "")
     return f"{offered}, and the model asking for {case['uri']!r:.80}{named}{before}"
 
+
+# A server's name as a model may write it: long, and holding what a terminal obeys.
+LONG_NAME = "\x1b[2J\x1b]0;pwned\x07" + "s" * 3000
 
 URIS = ["note://n-1", "note://n-2", "Note://n-1", "note://n-1/", "note://n%2D1", "note://é", "", " ",
         "file:///etc/passwd", "note://n-1\n", LONG_URI, "note://\x1b[2J"]
@@ -78,7 +81,7 @@ def offer_cases(st: Any, named: bool) -> Any:
     uri = st.one_of(common, common, st.sampled_from(URIS))
     alias = st.sampled_from(["notes", "archive", "notes", "archive", "tickets", "Notes", ""])
     offers = st.lists(st.tuples(alias, st.lists(uri, min_size=1, max_size=3)), max_size=3)
-    server = st.one_of(alias, alias, st.sampled_from([None, 0, "notes ", "NOTES"]))
+    server = st.one_of(alias, alias, st.sampled_from([None, 0, "notes ", " notes\n", "NOTES", LONG_NAME]))
     asked = st.one_of(uri, uri, uri, json_values(st))
     if named:
         return st.fixed_dictionaries({"offers": offers, "uri": asked, "server": server})
@@ -98,7 +101,10 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": ONE, "uri": "note://n-1/"}, {"offers": ONE, "uri": "note://n-1\n"},
                   {"offers": [("notes", ["note://n-1", "note://n-1"])], "uri": "note://n-1"},
                   {"offers": [("notes", [" "])], "uri": " "},
-                  {"offers": [("notes", ["note://cafe\u0301"])], "uri": "note://caf\u00e9"}),
+                  {"offers": [("notes", ["note://cafe\u0301"])], "uri": "note://caf\u00e9"},
+                  {"offers": [("notes", ["note://caf\u00e9"])], "uri": "note://cafe\u0301"},
+                  {"offers": [("notes", ["note://a b"])], "uri": "note://a%20b"},
+                  {"offers": [("notes", ["note://a%20b"])], "uri": "note://a b"}),
            inputs=lambda st: offer_cases(st, False), count=120),
     Clause("E10.2", "must refuse, with a reason and without naming a server, a URI no server offered (whatever "
                     "server the model named: no other has it either), and a uri that is not a non-empty string "
@@ -112,11 +118,12 @@ E10 = Contract("E10", "Offers.resolve", (
                   {"offers": [("notes", ["5"])], "uri": 5},
                   {"offers": [("notes", ["['note://n-1']"])], "uri": ["note://n-1"]},
                   {"offers": ONE, "uri": LONG_URI}, {"offers": ONE, "uri": "note://n-2", "server": "archive"},
-                  {"offers": BOTH, "uri": "note://n-2", "server": "notes"}),
+                  {"offers": BOTH, "uri": "note://n-2", "server": "notes"},
+                  {"offers": [], "uri": "note://n-1", "server": LONG_NAME}),
            inputs=lambda st: offer_cases(st, False), count=100),
     Clause("E10.3", "must refuse a URI that several servers offered until the model names one of them, then "
                     "read it from that one; must refuse a named server that did not offer it (names are exact: "
-                    "'NOTES' is not 'notes'), even when only one other server did; a server that is not a "
+                    "'NOTES' is not 'notes', nor ' notes'), even when only one other server did; a server that is not a "
                     "non-empty string (null, \"\", 0, true, a list) names none; each ask stands alone (a server "
                     "named before is not named now)",
            "lab rule: URIs are not unique across servers, so a link from one is never read from another",
@@ -124,6 +131,9 @@ E10 = Contract("E10", "Offers.resolve", (
            edges=({"offers": BOTH, "uri": "note://n-1"}, {"offers": BOTH, "uri": "note://n-1", "server": "archive"},
                   {"offers": ONE, "uri": "note://n-1", "server": "archive"},
                   {"offers": ONE, "uri": "note://n-1", "server": "NOTES"},
+                  {"offers": ONE, "uri": "note://n-1", "server": " notes\n"},
+                  {"offers": ONE, "uri": "note://n-1", "server": "notes "},
+                  {"offers": ONE, "uri": "note://n-1", "server": LONG_NAME},
                   {"offers": ONE, "uri": "note://n-1", "server": None},
                   {"offers": ONE, "uri": "note://n-1", "server": ""},
                   {"offers": ONE, "uri": "note://n-1", "server": 0},
@@ -328,7 +338,7 @@ def show_sampling(case: Dict[str, Any]) -> str:
 def sampling_cases(st: Any) -> Any:
     # Mostly requests this client serves, answered mostly yes: the paths past the first question.
     yes = st.sampled_from(["y", "yes", "Y", " yes ", "YES"])
-    other = st.sampled_from(["n", "", "no", "yes please", "ok", "true", "1", "<end of input>"])
+    other = st.sampled_from(["n", "", "no", "yes please", "ok", "true", "1", "yeah", "yep", "sure", "<end of input>"])
     answers = st.lists(st.one_of(yes, yes, other), max_size=3)
     served = st.builds(request, st.text(max_size=20), st.integers(1, 3000), st.one_of(st.none(), st.text(max_size=10)))
     odd = st.builds(request, st.text(max_size=5), st.one_of(st.integers(-2, 0), json_values(st)), st.none())
@@ -379,7 +389,11 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": ["yes please"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": [" YES ", "y"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["\uff59\uff45\uff53", "y"], "reply": "Shipping Friday."},
-                  {"params": request(), "answers": ["", ""], "reply": "Shipping Friday."}),
+                  {"params": request(), "answers": ["", ""], "reply": "Shipping Friday."},
+                  # near-yes words are not a clear yes, at either question
+                  {"params": request(), "answers": ["ok", "y"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["yeah", "y"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["sure", "y"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
     Clause("E11.3", "must show the model's reply (describe_reply), the very text that would go back, before "
                     "asking to send it, and send it back (reply_result) only after a second clear yes; "
@@ -391,7 +405,9 @@ E11 = Contract("E11", "TerminalSampler.__call__", (
                   {"params": request(), "answers": YES, "reply": "\n   Fine.  \n"},
                   {"params": request(), "answers": ["y", "n"], "reply": "Shipping Friday."},
                   {"params": request(), "answers": ["y", "<end of input>"], "reply": "Shipping Friday."},
-                  {"params": request(), "answers": ["y"], "reply": "Shipping Friday."}),
+                  {"params": request(), "answers": ["y"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y", "ok"], "reply": "Shipping Friday."},
+                  {"params": request(), "answers": ["y", "yep"], "reply": "Shipping Friday."}),
            inputs=sampling_cases, count=120),
     Clause("E11.4", "must ask the model for no more than the request's capped tokens (capped), cut the reply "
                     "to them (cut_reply) and say so in stopReason: 'maxTokens' only when something was cut, "

@@ -44,7 +44,7 @@ import anyio.from_thread
 import anyio.lowlevel
 
 from checks.contracts.clause import Raised
-from checks.harness import leaves
+from checks.harness import OWN_LOOP_THREADS, leaves
 
 START = 10_000_000.0  # where the clock starts: months from any machine's monotonic clock
 NUDGE = 1e-6  # past a deadline when the clock jumps to it (float rounding could land just short)
@@ -220,6 +220,10 @@ async def observe_each(observe: Observe, examples: List[Any], alone: bool = Fals
             except RuntimeError:  # the judge's loop has already ended
                 pass
 
-    threading.Thread(target=work, name="contract-own-loop", daemon=True).start()
+    thread = threading.Thread(target=work, name="contract-own-loop", daemon=True)
+    threads = OWN_LOOP_THREADS.get()
+    if threads is not None:  # the item's, to say where the learner's code was if its time runs out
+        threads.append(thread)
+    thread.start()
     await done.wait()
     return [str(observed) for observed in seen]

@@ -30,7 +30,7 @@ def show(lines: List[str]) -> str:
 
 
 def lines_of(st: Any, fields: List[str]) -> Any:
-    value = st.one_of(st.text(max_size=8), st.sampled_from(["", " ", "  x", "{\"id\":1}", "a:b", "\0", "é"]))
+    value = st.one_of(st.text(max_size=8), st.sampled_from(["", " ", "  x", "{\"id\":1}", "a:b", "a: b", " a: b", "\0", "é"]))
     field_line = st.builds(lambda name, sep, v: f"{name}{sep}{v}", st.sampled_from(fields),
                            st.sampled_from([":", ": ", ":  ", ""]), value)
     other = st.sampled_from(["", "", " ", "\t", ":comment", ": keep-alive", "data", "data:", "event"])
@@ -63,6 +63,8 @@ CONTRACTS = (Contract("E9", "EventStream._line", (
                    "it, and read a line with no ':' as a field with an empty value",
            "WHATWG event stream format", stream_of, show,
            edges=(["data:  two spaces", ""], ["data:x:y", ""], ["data", ""], ["event:ping", "data: 1", ""],
+                  # a ': ' inside the value, after a colon with no space: only the field's own colon counts
+                  ['data:{"text":"x: y"}', ""], ["event:type: x", "data: 1", ""], ["id:a: b", "data: x", ""],
                   ["data:\tx", ""], ["event: Message", "data: 1", ""]),
            inputs=lambda st: lines_of(st, ["data", "event", "id"]), count=150),
     Clause("E9.3", "must set retry only from a value made of ASCII digits and ignore any other (\"²\", "

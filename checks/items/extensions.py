@@ -103,6 +103,15 @@ async def list_changes(target: Target, lab: Lab) -> str:
                 if e.kind == "out" and e.msg.get("method") == "notifications/tools/list_changed"]
         if not sent:
             raise HarnessError("the tickets server did not announce its list change")
+        restarted = [alias for alias in ("notes", "tickets")
+                     if any(len(lab.journal(alias).requests(m)) > 1 for m in ("server/discover", "initialize"))]
+        if not changed and restarted:
+            raise Fail("expected: only the server that announced the change re-listed, on its open connection "
+                       "(clause E2.5)\n"
+                       f"journal: {' and '.join(restarted)} started again (discovered anew) after tickets sent "
+                       "notifications/tools/list_changed\n"
+                       f"got: the servers were started again (a whole refresh), and the table never changed in "
+                       f"{RELIST_LIMIT:g} s{where}")
         if not changed:
             raise Fail("expected: the table is rebuilt after a server announces a list change\n"
                        f"journal: tickets sent notifications/tools/list_changed; then "

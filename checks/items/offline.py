@@ -46,7 +46,14 @@ async def offline(target: Target, lab: Lab) -> str:
                 raise Fail(f"expected: a reason that says how tickets failed (exit status 3, "
                            f"or its stderr)\ngot: {why!r}{where}")
             entry = tools.find(f"notes-{mode}", "search")
-            result = await tools.call(entry.model_name, {"query": "paging"}) if entry else None
+            if entry is None:
+                notes = tools.offline.get(f"notes-{mode}") if isinstance(tools.offline, dict) else None
+                state = f"went offline too ({notes!r:.100})" if notes else "is in neither table"
+                raise Fail(f"expected: with tickets down ({mode}) the note library is still discovered and answers\n"
+                           f"got: notes-{mode} {state}: one server's failure reached another's discovery (a "
+                           f"try/except around the whole task group ends every discovery at the first failure; "
+                           f"each server's own task needs its own){where}")
+            result = await tools.call(entry.model_name, {"query": "paging"})
             if not lab.journal(f"notes-{mode}").calls("search") or not result or result.get("isError"):
                 raise Fail(f"with tickets down ({mode}) the note library should still answer; "
                            f"call returned {result!r:.100}")
@@ -78,7 +85,8 @@ async def offline(target: Target, lab: Lab) -> str:
                            f"({SLOW_DISCOVERY_LIMIT:g} s here, self.discovery_timeout) goes to the offline table "
                            f"with a reason\njournal: slow-tickets {tickets_state(journal)}\n"
                            f"got: it is neither connected nor in the offline table (offline: {tools.offline!r}); "
-                           f"a limit around the whole refresh loses it without a word{where}")
+                           f"a time limit whose end is not written down (anyio.move_on_after gives up without "
+                           f"raising; or one limit around the whole refresh) loses it without a word{where}")
             if not why:
                 answered = [e.msg.get("id") for e in journal.entries() if e.kind == "out" and "id" in e.msg]
                 raise Fail(f"expected: a server whose discovery takes longer than the per-server limit "

@@ -14,7 +14,7 @@ from typing import List
 import pytest
 
 from checks.harness import run_items
-from checks.items import by_number
+from checks.items import EXTENSION_ITEMS, by_number
 from checks.target import load_target
 
 from checks.tests.conftest import Variant, verdicts_for
@@ -145,3 +145,43 @@ def test_a_server_that_stalls_past_e3s_timeout_once_does_not_fail_a_right_client
     assert verdict.status == "pass", verdict.message
     starts = [row for row in verdict.wire if row["kind"] == "start" and row["server"] == "long-tickets"]
     assert len(starts) == 2, verdict.wire[:3]  # the call, made again once, with a server of its own
+
+
+CONNECT_ONE = "        async def connect_one(spec: ServerSpec) -> None:\n            try:\n"
+
+
+def test_a_blocking_call_in_a_clauses_inputs_is_named_blocking_at_the_learners_line(variant: Variant) -> None:
+    # Each input of exercise 4's clauses waits out the sleep on a loop of its own: the item's
+    # time runs out with that loop inside the learner's time.sleep, not waiting on a server.
+    sleepy = ("        async def connect_one(spec: ServerSpec) -> None:\n"
+              "            import time; time.sleep(0.3)\n            try:\n")
+    directory = variant(from_solution=(4,), edits={"aggregator.py": (CONNECT_ONE, sleepy)})
+    message = verdicts_for(directory, limit=3.0, only={8})[8].message
+    assert "did not finish in 3 s: something blocks the event loop again and again" in message, message
+    assert re.search(r"at \S+aggregator\.py:\d+ in connect_one: import time; time\.sleep\(0\.3\)", message), message
+
+
+def test_one_try_around_every_servers_discovery_is_told_it_took_the_other_servers_down(variant: Variant) -> None:
+    each = ("            try:\n                with anyio.fail_after(self.discovery_timeout):\n"
+            "                    found[spec.alias] = await self.connect(spec)\n"
+            "            except Exception as exc:  # any failure: record why, keep the rest\n"
+            "                offline[spec.alias] = reason(exc)\n\n"
+            "        async with anyio.create_task_group() as group:\n            for spec in self.eager_servers():\n"
+            "                group.start_soon(connect_one, spec)\n")
+    whole = ("            with anyio.fail_after(self.discovery_timeout):\n"
+             "                found[spec.alias] = await self.connect(spec)\n\n"
+             "        try:\n            async with anyio.create_task_group() as group:\n"
+             "                for spec in self.eager_servers():\n                    group.start_soon(connect_one, spec)\n"
+             "        except Exception as exc:\n            for spec in self.eager_servers():\n"
+             "                offline.setdefault(spec.alias, reason(exc))\n")
+    directory = variant(from_solution=(4,), edits={"aggregator.py": (each, whole)})
+    message = verdicts_for(directory, only={8})[8].message
+    assert "went offline too" in message and "one server's failure reached another's discovery" in message, message
+
+
+def test_a_list_change_answered_by_a_whole_refresh_is_told_the_servers_started_again(variant: Variant) -> None:
+    relist = "            self._task_group.start_soon(self._relist, alias)\n"
+    directory = variant("solution", edits={"aggregator.py": (relist, "            self._task_group.start_soon(self.refresh)\n")})
+    item = next(i for i in EXTENSION_ITEMS if i.id == "E2-list-changes")
+    message = run_items([item], load_target(str(directory)))[0].message
+    assert "(clause E2.5)" in message and "started again (discovered anew)" in message, message

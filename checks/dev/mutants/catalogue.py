@@ -265,6 +265,15 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        limiter = anyio.CapacityLimiter(2)\n\n"
                   "        async def connect_one(spec: ServerSpec) -> None:\n          async with limiter:\n            try:\n",
                   "8", ("clause 4.5", "took 20 s")),
+    # Round 6 (the layered lab): green wrong answers, each now red for its clause.
+    LearnerMutant("a long name cut by its UTF-8 length, not its characters", "3",
+                  "    keep = MAX_MODEL_NAME - HASH_LENGTH - 1\n",
+                  "    keep = MAX_MODEL_NAME - HASH_LENGTH - 1 - (len(name.encode(\"utf-8\", \"surrogatepass\")) - len(name))\n",
+                  "6", ("clause 3.1", "é")),
+    LearnerMutant("each server held to the longer of the limit and its own timeout", "4", LIMITED,
+                  "                with anyio.fail_after(max(self.discovery_timeout, spec.timeout or 0)):\n"
+                  "                    found[spec.alias] = await self.connect(spec)\n", "8",
+                  ("clause 4.3", "its own timeout 30 s", "past it")),
     *EXTENSION_MUTANTS,
 )
 

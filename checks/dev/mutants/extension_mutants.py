@@ -458,4 +458,36 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "                    await self._relist_once(alias)\n            finally:\n"
                   "                self.__dict__[\"_busy\"] = False\n        self._task_group.start_soon(run)\n", "E2",
                   ("clause E2.2", "the server beside it with ['steady']")),
+    # Round 6 (the layered lab): green wrong answers, each now red for its clause.
+    LearnerMutant("the caller's catalogue sorted in place", "E4",
+                  "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:max(limit, 0)]]\n",
+                  "    kept = {id(e) for _, _, e in scored}\n"
+                  "    entries.sort(key=lambda e: next((s for s, _, x in scored if x is e), 0))\n"
+                  "    return [e for e in entries if id(e) in kept][:max(limit, 0)]\n", "E4",
+                  ("clause E4.2", "changed the list of entries it was given")),
+    LearnerMutant("the space after a colon dropped by a replace on the whole line", "E9",
+                  "        name, colon, value = line.partition(\":\")\n        if colon and value.startswith(\" \"):\n"
+                  "            value = value[1:]  # one space after the colon is the format's, not the value's\n",
+                  "        name, colon, value = line.replace(\": \", \":\", 1).partition(\":\")\n", "E9",
+                  ("clause E9.2", "x: y")),
+    LearnerMutant("a URI looked up again in NFC when the exact one was not offered", "E10",
+                  "        holders = self._by_uri.get(uri, [])\n",
+                  "        holders = self._by_uri.get(uri, []) or self._by_uri.get(__import__(\"unicodedata\").normalize(\"NFC\", uri), [])\n",
+                  "E10", ("clause E10.1", "caf")),
+    LearnerMutant("a URI looked up again percent-decoded", "E10",
+                  "        holders = self._by_uri.get(uri, [])\n",
+                  "        holders = self._by_uri.get(uri, []) or self._by_uri.get(__import__(\"urllib.parse\").parse.unquote(uri), [])\n",
+                  "E10", ("clause E10.1", "a%20b")),
+    LearnerMutant("the server the model named taken without its spaces", "E10",
+                  "        if isinstance(server, str) and server:\n",
+                  "        if isinstance(server, str) and server.strip():\n            server = server.strip()\n"
+                  "        if isinstance(server, str) and server:\n", "E10", ("clause E10.3", "notes")),
+    LearnerMutant("the server's name put raw in a refusal", "E10",
+                  "            return (server, \"\") if server in holders else (None, not_offered_by(server, uri))\n",
+                  "            return (server, \"\") if server in holders else (None, f\"Server '{server}' did not offer it\")\n",
+                  "E10", ("clause E10.3", "a raw control character")),
+    LearnerMutant("'ok' taken for a clear yes", "E11",
+                  "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
+                  "            if (await self._read(\"Send this to the model? [y/N]: \")).strip().lower() not in (\"y\", \"yes\", \"ok\"):\n",
+                  "E11", ("clause E11.2", "'ok'")),
 )

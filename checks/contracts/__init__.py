@@ -281,7 +281,27 @@ async def hold(target: Target, region: str) -> str:
         return account(region)
     clause, found = red
     again = (await observe_all(clause, target, [found[0]], locate=True))[0]
-    raise Fail(red_message(region, clause, found, target.display_path, again))
+    raise RedClause(red_message(region, clause, found, target.display_path, again), clause)
+
+
+class RedClause(Fail):
+    """A region's contract is broken: the message, and the clause (to name beside a scenario's failure)."""
+
+    def __init__(self, message: str, clause: Clause) -> None:
+        super().__init__(message)
+        self.clause = clause
+
+
+def naming_the_clause(failed: Fail, held: Dict[str, Any]) -> Fail:
+    """A scenario's failure, with the clause the region's contract found broken named
+    before its edit line: the scenario says what the run did, the clause which duty."""
+    red = held.get("failed")
+    if not isinstance(red, RedClause):
+        return failed
+    text = str(failed)
+    line = f"clause {red.clause.id} is red too: {red.clause.duty}"
+    at = text.find("\nedit: ")
+    return Fail(f"{text[:at]}\n{line}{text[at:]}" if at >= 0 else f"{text}\n{line}")
 
 
 def render(region: str) -> str:
@@ -337,13 +357,18 @@ def contracted(region: str, scenario: "ItemBody") -> "ItemBody":
             except Fail as failed:
                 held["failed"] = failed
 
+        failed: Optional[Fail] = None
         async with anyio.create_task_group() as group:
             group.start_soon(contract)
             try:
                 said = await scenario(target, lab)
+            except Fail as scenario_failed:  # its verdict stands; the contract, ending, may say which duty
+                failed = scenario_failed
             except BaseException:
                 group.cancel_scope.cancel()  # the scenario's verdict stands; stop the contract's work
                 raise
+        if failed is not None:
+            raise naming_the_clause(failed, held)
         if "failed" in held:
             raise held["failed"]
         return f"{said}; {held['said']}" if "said" in held else said

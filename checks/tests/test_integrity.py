@@ -104,6 +104,13 @@ def test_item_3_is_red_because_only_one_page_was_read(starter: Dict[int, Verdict
     assert "1 tools/list request(s)" in starter[3].message and "never came back" in starter[3].message
 
 
+def test_a_red_scenario_names_the_clause_its_region_breaks_before_the_edit_line(starter: Dict[int, Verdict]) -> None:
+    # The scenario says what the run did; the contract, judged beside it, which duty that breaks.
+    message = starter[3].message
+    assert "\nclause 2.2 is red too: must ask for pages" in message, message
+    assert message.index("clause 2.2 is red too") < message.index("\nedit: "), message
+
+
 def test_item_8_is_red_because_refresh_raised(starter: Dict[int, Verdict]) -> None:
     assert "refresh() raised" in starter[8].message and "sank the whole refresh" in starter[8].message
 

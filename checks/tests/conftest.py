@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
-from checks.dev.starter import BuildError, build
+from checks.dev.starter import BuildError, build, write
 from checks.exercises import extension_regions, regions, with_extension, with_region
 from checks.harness import Verdict, run_items
 from checks.hybrid import bodies
@@ -88,13 +88,24 @@ def verdicts_for(directory: "str | Path", limit: Optional[float] = None,
     return {v.number: v for v in found}
 
 
+@pytest.fixture(scope="session")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The starter as it ships: a fresh build of the reference and its stubs
+    (python -m checks.dev.starter), whatever the learner's starter/ holds now,
+    so a test of the shipped starter holds on a solved lab too."""
+    directory = tmp_path_factory.mktemp("shipped") / "starter"
+    write(build(), directory)
+    return directory
+
+
 @pytest.fixture
-def variant(tmp_path: Path) -> Variant:
-    """A copy of starter/ (or solution/) with some regions or lines changed."""
+def variant(tmp_path: Path, shipped: Path) -> Variant:
+    """A copy of the shipped starter (or of solution/) with some regions or lines changed."""
     def make(base: str = "starter", from_solution: tuple[int, ...] = (),
              edits: Optional[Dict[str, tuple[str, str]]] = None, extensions: tuple[str, ...] = ()) -> Path:
         directory = tmp_path / f"{base}_copy"
-        shutil.copytree(ROOT / base, directory, ignore=shutil.ignore_patterns("tests", "__pycache__"))
+        shutil.copytree(shipped if base == "starter" else ROOT / base, directory,
+                        ignore=shutil.ignore_patterns("tests", "__pycache__"))
         for number in from_solution:
             for path in directory.glob("*.py"):
                 text = path.read_text()

@@ -123,9 +123,9 @@ def run_job(judge: Path, learner: Path, workspace: Path) -> List[int]:
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize("learner", ["reference", "the nine", "shipped starter"])
 def test_the_classroom_jobs_status_is_the_nines_judged_by_the_template(
-        template: Path, variant: Variant, tmp_path: Path, learner: str) -> None:
+        template: Path, variant: Variant, shipped: Path, tmp_path: Path, learner: str) -> None:
     starter = {"reference": lambda: ROOT / "solution", "the nine": lambda: variant("starter", from_solution=(1, 2, 3, 4)),
-               "shipped starter": lambda: ROOT / "starter"}[learner]()
+               "shipped starter": lambda: shipped}[learner]()
     repository = learners_repository(template, starter, tmp_path / "learner")
     statuses = run_job(template, repository, tmp_path / "job")
     green = all(status == 0 for status in statuses)

@@ -206,9 +206,9 @@ def read_until(lines: "queue.Queue[Optional[str]]", words: str, within: float) -
 
 
 @pytest.mark.shipped_starter
-def test_watch_reruns_on_save_and_says_what_turned_green(tmp_path: Path) -> None:
+def test_watch_reruns_on_save_and_says_what_turned_green(tmp_path: Path, shipped: Path) -> None:
     copy = tmp_path / "mine"
-    shutil.copytree(ROOT / "starter", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(shipped, copy, ignore=shutil.ignore_patterns("__pycache__"))
     process = subprocess.Popen([sys.executable, "-m", "checks", "--watch", "--target", str(copy), "3"],
                                stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env())
     lines: "queue.Queue[Optional[str]]" = queue.Queue()

@@ -30,9 +30,9 @@ def test_the_reference_scores_the_nine_and_every_extension_in_grading_mode(judge
 
 
 def test_a_learners_repository_is_judged_by_its_starter_and_the_shipped_starter_scores_four(
-        judge: Path, tmp_path: Path) -> None:
+        judge: Path, shipped: Path, tmp_path: Path) -> None:
     repository = tmp_path / "alice"
-    shutil.copytree(ROOT / "starter", repository / "starter", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(shipped, repository / "starter", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "solution", repository / "solution")  # a submission's own reference is never used
     (repository / "solution" / "naming.py").write_text("raise SystemExit('the submission\\'s solution/ was used')\n")
     status, report, _ = graded(judge, repository)

@@ -45,8 +45,8 @@ def test_lines_after_a_shorter_swapped_body_map_back_to_the_learners_lines() -> 
     assert learner_line(shifts, copy.index("    theirs") + 1) == 3  # inside: the body's first line
 
 
-def test_each_item_runs_on_its_own_region_and_the_references_others() -> None:
-    starter = load_target("starter")
+def test_each_item_runs_on_its_own_region_and_the_references_others(shipped: Path) -> None:
+    starter = load_target(str(shipped))
     hybrids = Hybrids(starter)
     try:
         for item in ITEMS + EXTENSION_ITEMS:
@@ -112,24 +112,24 @@ def test_a_learners_exception_in_a_later_region_names_its_own_line(variant: Vari
     assert EXERCISES[1].file == "stdio_client.py" and EXTENSIONS["E3"].file == "stdio_client.py"
 
 
-def test_an_item_runs_the_references_layers_around_the_learners_core(tmp_path: Path) -> None:
-    package = Package(ROOT / "starter")
+def test_an_item_runs_the_references_layers_around_the_learners_core(tmp_path: Path, shipped: Path) -> None:
+    package = Package(shipped)
     made = package.copy_for("E6", tmp_path)
     assert made is not None
     copy = Path(str(made["dir"]))
     assert {p.name for p in copy.iterdir() if p.is_dir() and p.name != "__pycache__"} == \
         {layer.name for layer in layers()}  # the reference's layers, beside the learner's modules
-    assert (copy / "tasks.py").read_text() == (ROOT / "starter" / "tasks.py").read_text()  # E6: the learner's own
+    assert (copy / "tasks.py").read_text() == (shipped / "tasks.py").read_text()  # E6: the learner's own
     target = load_target(str(copy))
     # The reference's aggregator is built on the package's own core, the learner's.
     assert issubclass(target.module("host.aggregator").Aggregator, target.aggregator.Aggregator)
     assert target.module("task_calls.task_runner").settled is target.module("tasks").settled
 
 
-def test_regions_that_differ_nowhere_else_share_one_package(tmp_path: Path) -> None:
+def test_regions_that_differ_nowhere_else_share_one_package(tmp_path: Path, shipped: Path) -> None:
     package = Package(ROOT / "solution")
     assert package.copy_for("1", tmp_path) is None  # the reference, whole: judged as it is
-    starter = Package(ROOT / "starter")
+    starter = Package(shipped)
     first, second = starter.copy_for(OUTSIDE, tmp_path), starter.copy_for("9", tmp_path)
     assert first is not None and first is second  # no region 9: the same package as the one that owns none
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,9 +52,11 @@ def test_ask_shows_each_step_and_the_answer() -> None:
 
 
 def test_question_from_the_environment_runs_the_loop_for_the_starter_too() -> None:
-    # The starter's command line is the day's (solution/cli.py), its naming not yet written.
+    # The starter's command line is the day's (solution/cli.py): the model's name is whatever the
+    # learner's naming makes of it (as shipped, the tool's own), the server's is read_note.
     done = run(env={"QUESTION": "Read note n-2"}, package="starter")
-    assert done.returncode == 0 and "model chose read_note -> sent to notes / read_note" in done.stdout
+    assert done.returncode == 0 and re.search(r"model chose \S*read_note -> sent to notes / read_note", done.stdout), \
+        done.stdout
 
 
 def test_without_mock_the_output_says_the_mock_stands_in() -> None:

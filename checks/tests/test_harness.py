@@ -185,3 +185,15 @@ def test_a_list_change_answered_by_a_whole_refresh_is_told_the_servers_started_a
     item = next(i for i in EXTENSION_ITEMS if i.id == "E2-list-changes")
     message = run_items([item], load_target(str(directory)))[0].message
     assert "(clause E2.5)" in message and "started again (discovered anew)" in message, message
+
+
+def test_a_call_the_machine_stalls_in_every_run_is_not_judged_rather_than_red(variant: Variant) -> None:
+    # A stall of the whole event loop for longer than the call's timeout, after a report was
+    # handed on, in every run: as a machine too busy does. That is no verdict on the client.
+    handed = ('        handler(float(progress), float(total) if is_number(total) else None,\n'
+              '                message if isinstance(message, str) else "")\n')
+    stalls = handed + '        if progress == 20:\n            import time; time.sleep(1.3)\n'
+    directory = variant("solution", edits={"stdio_client.py": (handed, stalls)})
+    item = next(i for i in EXTENSION_ITEMS if i.id == "E3-progress")
+    verdict = run_items([item], load_target(str(directory)), limit=60.0)[0]
+    assert verdict.status == "error" and "stalled the event loop" in verdict.message, verdict.message

@@ -133,6 +133,15 @@ LONG_WORK_TIMEOUT = 1.0  # shorter than the work, forty times any gap between re
 STALLS = 5  # runs of the long call at most: one given up on with no report for a whole timeout is run again
 
 
+def machine_stalled(began: float, handed: List[float], ended: float) -> bool:
+    """Whether, somewhere in a call that reports every LONG_WORK_GAP, from its start through
+    each report handed on to its end, a whole timeout passed with nothing handed on: the
+    machine's doing. (Reports that waited out a stall come in a burst, often just before
+    the client, waking late, gives up: the last gap alone would not show it.)"""
+    times = [began, *handed, ended]
+    return max(later - earlier for earlier, later in zip(times, times[1:])) >= LONG_WORK_TIMEOUT
+
+
 async def progress(target: Target, lab: Lab) -> str:
     where = point(target, EXTENSIONS["E3"])
     seen: List[Tuple[float, float, Any, str]] = []  # when, progress, total, message
@@ -159,11 +168,7 @@ async def progress(target: Target, lab: Lab) -> str:
                 outcome["long"] = await tools.call(long_entry.model_name, {}, on_progress=lambda value, total,
                                                    text: long_seen.append(time.monotonic()))
                 ended = time.monotonic()
-            # Stalled: somewhere in the call, from its start through each report handed on to its
-            # end, a whole timeout passed with nothing handed on (reports that waited out a stall
-            # come in a burst, often just before the client, waking late, gives up).
-            times = [began, *long_seen, ended]
-            stalled = max(b - a for a, b in zip(times, times[1:])) >= LONG_WORK_TIMEOUT and bool(long_seen or seen)
+            stalled = machine_stalled(began, long_seen, ended) and bool(long_seen or seen)
             if not outcome["long"].get("isError") or not stalled:
                 return
         outcome["stalled"] = True  # every run: judged below, once the other duties have had their say

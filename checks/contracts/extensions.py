@@ -39,6 +39,8 @@ def asks(package: Target, case: Dict[str, Any]) -> Told:
     tool = tool_with(case["annotations"])
     if case.get("beside"):  # a hint written on the tool itself, beside its annotations: not an annotation
         tool["readOnlyHint"] = True
+    if "meta" in case:  # the server's own _meta: a claim of trust there is the server's word, no more
+        tool["_meta"] = case["meta"]
     listed = json.loads(json.dumps(tool))
     free = package.consent.runs_without_asking(entry(package, tool), case["trusted"])
     if tool != listed:  # the tool as the server listed it is its fingerprint, in the audit log too
@@ -50,7 +52,8 @@ def asks(package: Target, case: Dict[str, Any]) -> Told:
 
 def show_consent(case: Dict[str, Any]) -> str:
     shown = "no annotations" if case["annotations"] == ABSENT else f"annotations {case['annotations']!r:.100}"
-    return f"a tool with {shown} on a {'trusted' if case['trusted'] else 'untrusted'} server"
+    meta = f" and _meta {case['meta']!r:.60}" if "meta" in case else ""
+    return f"a tool with {shown}{meta} on a {'trusted' if case['trusted'] else 'untrusted'} server"
 
 
 def hints(st: Any) -> Any:
@@ -61,7 +64,9 @@ def hints(st: Any) -> Any:
 
 def consent_cases(st: Any, trusted: Optional[bool] = None) -> Any:
     trust = st.booleans() if trusted is None else st.just(trusted)
-    return st.fixed_dictionaries({"annotations": hints(st), "trusted": trust})
+    # Now and then a _meta of the server's own that claims trust or approval.
+    meta = st.sampled_from([{"trusted": True}, {"approved": True}, {"readOnlyHint": True}, {"consent": "granted"}])
+    return st.fixed_dictionaries({"annotations": hints(st), "trusted": trust}, optional={"meta": meta})
 
 
 # -- E3: progress -------------------------------------------------------------------
@@ -253,14 +258,18 @@ def data(package: Target, case: Dict[str, Any]) -> Any:
         if case["entry"] == "with a broken outputSchema":
             tool["outputSchema"] = BROKEN_SCHEMA
     result = {k: v for k, v in case["result"].items() if v != ABSENT}
-    return package.module("tool_calls").structured_data(entry(package, tool) if tool else None, result)
+    made = entry(package, tool) if tool else None
+    if "before" in case:  # an earlier call of the same tool, with its own data: each result stands alone
+        package.module("tool_calls").structured_data(made, dict(case["before"]))
+    return package.module("tool_calls").structured_data(made, result)
 
 
 def show_data(case: Dict[str, Any]) -> str:
     result = {k: v for k, v in case["result"].items() if v != ABSENT}
     where = "no entry (not a known tool)" if case["entry"] == "none" else f"a tool {case['entry']}" + \
         (f" ({BROKEN_SCHEMA})" if case["entry"] == "with a broken outputSchema" else "")
-    return f"{where} and the result {result!r:.160}"
+    before = f", after a call that returned {case['before']!r:.80}" if "before" in case else ""
+    return f"{where} and the result {result!r:.160}{before}"
 
 
 def results(st: Any, entries: List[str], errors: List[Any]) -> Any:
@@ -305,9 +314,12 @@ CONTRACTS = (
                       {"annotations": {"readonlyhint": True}, "trusted": True},
                       {"annotations": ABSENT, "trusted": True, "beside": True}),
                inputs=lambda st: consent_cases(st, True), count=60),
-        Clause("E1.2", "must ask for every tool of an untrusted server, whatever its annotations claim",
+        Clause("E1.2", "must ask for every tool of an untrusted server, whatever its annotations or its _meta claim",
                "lab rule: an untrusted server's claims count for nothing", asks, show_consent,
-               edges=({"annotations": {"readOnlyHint": True}, "trusted": False},),
+               edges=({"annotations": {"readOnlyHint": True}, "trusted": False},
+                      # the server's own _meta claiming trust: an untrusted server's claim, wherever it is written
+                      {"annotations": {"readOnlyHint": True}, "trusted": False, "meta": {"trusted": True}},
+                      {"annotations": ABSENT, "trusted": False, "meta": {"trusted": True}}),
                inputs=lambda st: consent_cases(st, False), count=40),
     )),
     Contract("E3", "StdioClient._on_progress", (
@@ -426,7 +438,7 @@ CONTRACTS = (
                       case_of("none", isError=ABSENT, structuredContent=ABSENT)),
                inputs=lambda st: results(st, ["none"], [False, True, ABSENT]), count=30),
         Clause("E5.3", "must give a successful result's structuredContent as it came (None when it has "
-                       "none), for a tool with or without an outputSchema: call_tool has already turned a "
+                       "none, whatever an earlier call returned), for a tool with or without an outputSchema: call_tool has already turned a "
                        "result that breaks a sound schema into an error, and checked nothing against one that is "
                        "no schema (checking it again there raises)",
                "MCP: structuredContent is the tool's data; the lab hands it over unchanged", data, show_data,
@@ -438,7 +450,12 @@ CONTRACTS = (
                       case_of("without outputSchema", isError=False, structuredContent=[1, 2]),
                       case_of("with a broken outputSchema", isError=False, structuredContent=[1, 2]),
                       case_of("with a broken outputSchema", isError=ABSENT, structuredContent={"id": "n-1"}),
-                      {"entry": "without outputSchema", "result": {"content": [{"type": "text", "text": '{"n": 3}'}]}}),
+                      {"entry": "without outputSchema", "result": {"content": [{"type": "text", "text": '{"n": 3}'}]}},
+                      # each result stands alone: an earlier call's data is not this one's
+                      {**case_of("with outputSchema", isError=False),
+                       "before": {"content": [], "structuredContent": {"id": "n-1"}}},
+                      {**case_of("without outputSchema", isError=False),
+                       "before": {"content": [], "structuredContent": [1]}}),
                inputs=lambda st: results(st, ["with outputSchema", "without outputSchema",
                                               "with a broken outputSchema"], [False, ABSENT]),
                count=60),

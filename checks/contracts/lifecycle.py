@@ -167,6 +167,8 @@ class Scripted:
         self.events: List[str] = []
         self.answers = list(answers)
         self.reply = reply
+        # The model's failures, as raised, to tell from a new one (a list: capped() copies the model).
+        self.failures: List[BaseException] = []
         events = self.events
 
         world = self
@@ -219,7 +221,9 @@ class Scripted:
         self.events.append(f"asked the model (for at most {self.max_tokens} tokens{held})")
         self.model_got.append((system, list(messages)))
         if self.reply == MODEL_FAILS:
-            raise self.package.errors.ModelApiError("the model's API answered 529: overloaded, try again later")
+            self.failures.append(self.package.errors.ModelApiError("the model's API answered 529: overloaded, try "
+                                                                   "again later"))
+            raise self.failures[-1]
         return self.package.module("model").ModelTurn(text=self.reply)
 
 
@@ -254,6 +258,8 @@ async def sampled(package: Target, case: Dict[str, Any]) -> Told:
     except Exception as exc:  # the model's failure, or the learner's own: said after what came before it
         found = raised(exc, package)
         ended, at = str(found).split(DETAIL)[0], found.at
+        if world.failures and type(exc) is type(world.failures[-1]) and exc is not world.failures[-1]:
+            ended += " (another one than the model's: its words and cause lost)"
     else:
         sent = result
         content = result.get("content") if isinstance(result, dict) else None

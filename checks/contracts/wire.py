@@ -7,6 +7,7 @@ answers pages and writes down what it was sent.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Dict, List, Optional
 
 import anyio
@@ -71,7 +72,9 @@ def results(st: Any) -> Any:
 
 def errors(st: Any) -> Any:
     codes = st.one_of(st.integers(-40000, 40000), st.booleans(), st.text(max_size=6), st.none(),
-                      st.sampled_from([10 ** 400, -(2 ** 1024), 1.5, -32601.0]))
+                      st.sampled_from([10 ** 400, -(2 ** 1024), 1.5, -32601.0]),
+                      # JSON-RPC's named codes and its range for a server's own errors: an answer still
+                      st.sampled_from([-32700, -32600, -32601, -32602, -32603, -32000, -32001, -32050, -32099]))
     shaped = st.fixed_dictionaries({"code": codes}, optional={"message": st.one_of(st.text(max_size=30),
                                                                                    json_values(st)),
                                                               "data": json_values(st)})
@@ -157,10 +160,21 @@ def failing(page: Dict[str, Any]) -> Optional[str]:
     return "error" if fails is True else fails if isinstance(fails, str) else None
 
 
+CANCELLED = "was cancelled by its caller, and let the cancel out"
+
+
 async def listed(package: Target, case: Dict[str, Any]) -> Dict[str, Any]:
     server = ScriptedPages(case["pages"], package.errors)
     try:
-        tools = await package.discovery.list_all_tools(server, max_pages=case["max_pages"])
+        # "cancel": the caller gives up after so many seconds (a limit around the listing, as
+        # exercise 4's is): the cancel must go out, not be caught nor shielded against.
+        with anyio.move_on_after(case.get("cancel", math.inf)) as caller:
+            tools = await package.discovery.list_all_tools(server, max_pages=case["max_pages"])
+        if caller.cancelled_caught:
+            return {"server": server, "ended": Told(CANCELLED)}
+        if "then" in case:  # the same server lists again, its tools changed since: this listing is judged
+            server.pages, server.sent = case["then"], []
+            tools = await package.discovery.list_all_tools(server, max_pages=case["max_pages"])
         # Each tool by its name when it came back whole, as the server listed it.
         ended: Any = [(t.get("name") if t == served(str(t.get("name"))) else f"{t.get('name')} (changed)")
                       if isinstance(t, dict) else t for t in tools]
@@ -221,7 +235,10 @@ def show_pages(case: Dict[str, Any]) -> str:
         more = f" and {page['many']} more" if page.get("many") else ""
         slow = f", after {SLOW:g} s" if page.get("slow") else ""
         shown.append(f"[{', '.join(page['tools']) or 'no tools'}{more}; {cursor}{slow}]")
-    return f"pages {' '.join(shown)} with max_pages={case['max_pages']}"
+    cancel = f", the listing cancelled by its caller after {case['cancel']:g} s" if "cancel" in case else ""
+    if "then" in case:
+        cancel += f"; then the same server listed again, with {show_pages({'pages': case['then'], 'max_pages': case['max_pages']})}"
+    return f"pages {' '.join(shown)} with max_pages={case['max_pages']}{cancel}"
 
 
 def cursor_values(st: Any) -> Any:
@@ -292,7 +309,10 @@ CONTRACTS = (
                       {"error": {"code": -32602, "message": "Unknown tool 'x'\n"}},
                       {"error": {"code": -32603, "message": " indented, " + "and long " * 25}},
                       {"error": {"code": 10 ** 400, "message": "a code past a float's range"}},
-                      {"error": {"code": 1.5, "message": "a code that is no integer"}}),
+                      {"error": {"code": 1.5, "message": "a code that is no integer"}},
+                      # the range JSON-RPC keeps for a server's own errors: the server answered all the same
+                      {"error": {"code": -32000, "message": "Server error"}},
+                      {"error": {"code": -32099, "message": "Server error"}}),
                inputs=errors, count=80),
         Clause("1.3", "must reject a reply with neither 'result' nor 'error' with ProtocolViolation (a reply "
                       "with both breaks the same rule; which way a client takes that one is not judged)",
@@ -315,13 +335,18 @@ CONTRACTS = (
                       "annotations and outputSchema are the client's to use), in the order the pages gave "
                       "them, and raise ProtocolViolation after max_pages requests when the server has not ended",
                "lab rule: a server that pages forever is a broken server", tools_returned, show_pages,
-               edges=(PAGED, NULL_END, ENDLESS, TWICE, BULK), inputs=scripts, raises=("ProtocolViolation",)),
+               edges=(PAGED, NULL_END, ENDLESS, TWICE, BULK,
+                      # each listing asks the server anew: nothing kept from an earlier one
+                      {**PAGED, "then": [page(["search"], ABSENT)]}),
+               inputs=scripts, raises=("ProtocolViolation",)),
         Clause("2.4", "must let a page that fails (an error reply of any code, a cursor refused included, a "
                       "timeout, the server gone, a page page_tools refuses) fail the whole listing: never return "
                       "the tools of the other pages as if they were all, nor cut a slow page short with a limit "
-                      "of its own (the server's timeout is the request's)",
+                      "of its own (the server's timeout is the request's); and a cancel from its caller goes out as "
+                      "it came (never caught, nor shielded against)",
                "lab rule (guide section 2): a list that is quietly short is the bug to avoid", tools_returned,
-               show_pages, edges=(FAILING, *FAILING_EACH_WAY, SLOW_PAGE), inputs=failing_scripts, count=60,
+               show_pages, edges=(FAILING, *FAILING_EACH_WAY, SLOW_PAGE, {**SLOW_PAGE, "cancel": 1.0}),
+               inputs=failing_scripts, count=60,
                raises=("McpError", "ProtocolViolation", "RequestTimeout", "ServerGone"), loop="own"),
         Clause("2.5", ON_TRIO.format(calls="asyncio.wait_for around a page's request"), TRIO_SOURCE,
                tools_returned, show_pages, edges=(PAGED, FAILING, SLOW_PAGE, ENDLESS),

@@ -265,6 +265,26 @@ CATALOGUE: Tuple[LearnerMutant, ...] = (
                   "        limiter = anyio.CapacityLimiter(2)\n\n"
                   "        async def connect_one(spec: ServerSpec) -> None:\n          async with limiter:\n            try:\n",
                   "8", ("clause 4.5", "took 20 s")),
+    LearnerMutant("a code in the range JSON-RPC keeps for server errors taken for the server gone", "1",
+                  "            slot.reject(McpError.from_reply(message[\"error\"]))\n",
+                  "            err = McpError.from_reply(message[\"error\"])\n"
+                  "            slot.reject(ServerGone(str(err)) if isinstance(err.code, int) and -32099 <= err.code <= -32000 else err)\n",
+                  "2", ("clause 1.2", "-32000")),
+    LearnerMutant("a cancelled page caught and the tools so far returned", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        try:\n            page = await server.request(\"tools/list\", params)\n"
+                  "        except anyio.get_cancelled_exc_class():\n            return tools\n",
+                  "3", ("clause 2.4", "cancelled by its caller")),
+    LearnerMutant("each page's request shielded from its caller's cancel", "2",
+                  "        page = await server.request(\"tools/list\", params)\n",
+                  "        with anyio.CancelScope(shield=True):\n            page = await server.request(\"tools/list\", params)\n",
+                  "3", ("clause 2.4", "cancelled by its caller")),
+    LearnerMutant("a server's listing kept in a module cache", "2",
+                  "    cursor: Optional[str] = None\n",
+                  "    kept = globals().setdefault(\"_LISTED\", [])\n"
+                  "    for earlier, listed in kept:\n        if earlier is server:\n            return list(listed)\n"
+                  "    kept.append((server, tools))\n    cursor: Optional[str] = None\n",
+                  "3", ("clause 2.3", "listed again")),
     # Round 6 (the layered lab): green wrong answers, each now red for its clause.
     LearnerMutant("a long name cut by its UTF-8 length, not its characters", "3",
                   "    keep = MAX_MODEL_NAME - HASH_LENGTH - 1\n",

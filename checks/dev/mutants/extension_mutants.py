@@ -490,4 +490,20 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "            if not approved(await self._read(\"Send this to the model? [y/N]: \")):\n",
                   "            if (await self._read(\"Send this to the model? [y/N]: \")).strip().lower() not in (\"y\", \"yes\", \"ok\"):\n",
                   "E11", ("clause E11.2", "'ok'")),
+    # Round 6b: kinds a third reviewer found green.
+    LearnerMutant("a tool's own _meta claiming trust taken for the config's", "E1",
+                  "    return trusted and entry.annotations.get(\"readOnlyHint\") is True\n",
+                  "    meta = entry.tool.get(\"_meta\")\n"
+                  "    trusted = trusted or (isinstance(meta, dict) and meta.get(\"trusted\") is True)\n"
+                  "    return trusted and entry.annotations.get(\"readOnlyHint\") is True\n", "E1",
+                  ("clause E1.2", "_meta")),
+    LearnerMutant("the model's failure raised again as a new error, its words lost", "E11",
+                  "            turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n",
+                  "            try:\n                turn = await capped(self.model, ask.max_tokens).next_turn(system, [], messages)\n"
+                  "            except Exception as exc:\n                raise type(exc)(\"the model failed\") from None\n",
+                  "E11", ("clause E11.5", "another one than the model's")),
+    LearnerMutant("an earlier call's data kept on the entry for a result without any", "E5",
+                  "    return result.get(\"structuredContent\")\n",
+                  "    if \"structuredContent\" in result:\n        entry.__dict__[\"_last_data\"] = result[\"structuredContent\"]\n"
+                  "    return entry.__dict__.get(\"_last_data\")\n", "E5", ("clause E5.3", "after a call that returned")),
 )

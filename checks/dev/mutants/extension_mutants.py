@@ -1,5 +1,9 @@
 """The catalogue's wrong answers to the extensions, E1 to E11 (catalogue.py holds
-the nine's and puts them together)."""
+the nine's and puts them together).
+
+Over 500 lines because it is one table: each entry is a wrong answer a learner
+wrote (or a blind reviewer did), the text it replaces and what its red message
+must say; split by region it would be eleven small tables read the same way."""
 
 from __future__ import annotations
 
@@ -457,7 +461,7 @@ EXTENSION_MUTANTS: Tuple[LearnerMutant, ...] = (
                   "                while self.__dict__.pop(\"_again\", False):\n"
                   "                    await self._relist_once(alias)\n            finally:\n"
                   "                self.__dict__[\"_busy\"] = False\n        self._task_group.start_soon(run)\n", "E2",
-                  ("clause E2.2", "the server beside it with ['steady']")),
+                  ("clause E2.2",)),  # the scenario may show it first (then the clause is named beside it)
     # Round 6 (the layered lab): green wrong answers, each now red for its clause.
     LearnerMutant("the caller's catalogue sorted in place", "E4",
                   "    return [entry for _, _, entry in sorted(scored, key=lambda s: (s[0], s[1]))[:max(limit, 0)]]\n",

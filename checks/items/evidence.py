@@ -72,7 +72,8 @@ def found(tools: Any, alias: str, original: str, extension: Extension) -> Any:
     """The entry for a tool the item needs, or a failure that says why it is missing."""
     entry = tools.find(alias, original)
     if entry is None:
-        offline = getattr(tools, "offline", {})
+        offline = getattr(tools, "offline", None)  # the learner's table: it may be anything
+        offline = offline if isinstance(offline, dict) else {}
         why = (f"{alias} is offline: {offline[alias]}" if alias in offline
                else f"left out: {'; '.join(tools.dropped) or 'nothing'}")
         raise Fail(f"expected: {alias}/{original} in the tool table\ngot: it is missing "
